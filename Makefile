@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ddsm top-level build.  `make` builds the module against Debian's kernel
+# headers, libddsm, the tools and the test programs; `make demo` and
+# `make check` are the README's two commands.
+#
+# Variables (all overridable):
+#   KVER       Debian kernel version (default: newest linux-headers-*-amd64)
+#   KDIR       kernel build tree (default: /usr/src/linux-headers-$(KVER))
+#   BUILD_DIR  where every generated artefact goes (default: ./build)
+#   W, C       passed to Kbuild (W=1 extra warnings, C=1 sparse)
+
+ifneq ($(KERNELRELEASE),)
+include $(src)/Kbuild
+else
+
+SRC        := $(CURDIR)
+BUILD_DIR  ?= $(SRC)/build
+KVER       ?= $(shell $(SRC)/tools/kver.sh 2>/dev/null)
+KDIR       ?= /usr/src/linux-headers-$(KVER)
+STAGE      := $(BUILD_DIR)/stage
+export BUILD_DIR KVER KDIR STAGE
+
+.PHONY: all module userlib tools testprogs stage setup demo check kunit \
+	vmtests clean distclean checkpatch
+
+all: module userlib tools testprogs
+
+module:
+	@test -n "$(KVER)" || { echo "no kernel headers: run tools/setup-host.sh"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(SRC) modules
+
+userlib:
+	$(MAKE) -C userlib
+
+tools: userlib
+	$(MAKE) -C tools
+
+testprogs: userlib
+	$(MAKE) -C tests/vm
+
+# What goes into the guests' initramfs: /ddsm/{ddsm.ko,bin,lib,tests}.
+stage: all
+	rm -rf $(STAGE)
+	mkdir -p $(STAGE)/ddsm/bin $(STAGE)/ddsm/lib $(STAGE)/ddsm/tests
+	cp ddsm.ko $(STAGE)/ddsm/
+	$(MAKE) -C userlib stage
+	$(MAKE) -C tools stage
+	$(MAKE) -C tests/vm stage
+
+setup:
+	bash tools/setup-host.sh
+
+demo: setup
+	$(MAKE) stage
+	bash qemu/demo.sh
+
+check: setup
+	$(MAKE) stage
+	bash tests/run.sh
+
+kunit: setup
+	bash tests/kunit/run.sh
+
+checkpatch:
+	bash tools/checkpatch.sh
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(SRC) clean 2>/dev/null || true
+	$(MAKE) -C userlib clean
+	$(MAKE) -C tools clean
+	$(MAKE) -C tests/vm clean
+
+distclean: clean
+	rm -rf $(BUILD_DIR)
+
+endif

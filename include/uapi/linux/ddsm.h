@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * ddsm: distributed shared memory over RDMA -- the user-space ABI.
+ *
+ * /dev/ddsm is mapped with mmap(MAP_SHARED); the mmap offset is the global
+ * address.  Offsets and lengths must be multiples of DDSM_UNIT_SIZE and lie
+ * inside the global space (struct ddsm_status.size).
+ *
+ * mmap errors:
+ *   EINVAL  MAP_PRIVATE, offset not unit aligned, length 0
+ *   ENXIO   [offset, offset + length) does not fit in the global space
+ *   EPERM   PROT_EXEC requested
+ * ioctl errors:
+ *   ENOTTY  unknown command
+ *   EFAULT  argument pointer not readable/writable
+ *   EINVAL  reserved fields not zero, bad flags, bad size field
+ *   ERANGE  index or global address outside the configured range
+ */
+#ifndef _UAPI_LINUX_DDSM_H
+#define _UAPI_LINUX_DDSM_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define DDSM_ABI_VERSION	1
+#define DDSM_UNIT_SHIFT		12
+#define DDSM_UNIT_SIZE		(1UL << DDSM_UNIT_SHIFT)
+#define DDSM_MAX_NODES		64
+#define DDSM_DEV_NAME		"ddsm"
+
+/* Peer connection states reported by DDSM_IOC_PEER. */
+enum ddsm_peer_state {
+	DDSM_PEER_SELF		= 0,	/* this node */
+	DDSM_PEER_DOWN		= 1,	/* configured, not connected */
+	DDSM_PEER_CONNECTING	= 2,
+	DDSM_PEER_UP		= 3,
+	DDSM_PEER_DEAD		= 4,	/* heartbeats lost, requests failed */
+};
+
+/**
+ * struct ddsm_status - node-wide state and counters (DDSM_IOC_STATUS)
+ * @abi_version:	DDSM_ABI_VERSION of the running module
+ * @node_id:		this node's id
+ * @nr_nodes:		nodes in the cluster, this one included
+ * @unit_size:		bytes per coherence unit
+ * @size:		bytes of global space
+ * @frames_limit:	most frames the node may hold (0: no limit)
+ * @faults_read:	read faults served by the protocol
+ * @faults_write:	write faults served by the protocol (not upgrades)
+ * @upgrades:		write faults on a read-only mapping (pfn_mkwrite)
+ * @remaps:		faults satisfied locally, without a message
+ * @pages_resident:	frames currently allocated on this node
+ * @msgs_sent:		protocol messages sent
+ * @msgs_recv:		protocol messages received and accepted
+ * @msgs_dropped:	received messages that failed validation
+ * @mappings:		live VMAs of /dev/ddsm on this node
+ * @fault_timeouts:	faults that gave up with SIGBUS
+ * @reserved:		zero
+ */
+struct ddsm_status {
+	__u32 abi_version;
+	__u32 node_id;
+	__u32 nr_nodes;
+	__u32 unit_size;
+	__u64 size;
+	__u64 frames_limit;
+	__u64 faults_read;
+	__u64 faults_write;
+	__u64 upgrades;
+	__u64 remaps;
+	__u64 pages_resident;
+	__u64 msgs_sent;
+	__u64 msgs_recv;
+	__u64 msgs_dropped;
+	__u64 mappings;
+	__u64 fault_timeouts;
+	__u64 reserved[6];
+};
+
+/**
+ * struct ddsm_peer_info - one node of the cluster (DDSM_IOC_PEER)
+ * @index:	in: 0 .. nr_nodes - 1
+ * @flags:	in: must be 0
+ * @node_id:	out: the node's id
+ * @state:	out: enum ddsm_peer_state
+ * @msgs_sent:	out: messages sent to this node
+ * @msgs_recv:	out: messages received from this node
+ * @bytes_sent:	out: bytes sent (messages and pages)
+ * @bytes_recv:	out: bytes received
+ * @drops:	out: messages from this node dropped by validation
+ * @retries:	out: sends retried
+ * @addr:	out: the node's address as text, NUL terminated
+ */
+struct ddsm_peer_info {
+	__u32 index;
+	__u32 flags;
+	__u32 node_id;
+	__u32 state;
+	__u64 msgs_sent;
+	__u64 msgs_recv;
+	__u64 bytes_sent;
+	__u64 bytes_recv;
+	__u64 drops;
+	__u64 retries;
+	char addr[48];
+};
+
+/**
+ * struct ddsm_home_query - where a global address lives (DDSM_IOC_HOME)
+ * @gaddr:	in: global address, any byte inside the space
+ * @flags:	in: must be 0
+ * @home:	out: node id of the unit's home
+ * @unit:	out: unit number (gaddr >> DDSM_UNIT_SHIFT)
+ * @state:	out: this node's cache state of the unit (enum ddsm_unit_state)
+ */
+struct ddsm_home_query {
+	__u64 gaddr;
+	__u32 flags;
+	__u32 home;
+	__u64 unit;
+	__u32 state;
+	__u32 reserved;
+};
+
+/* This node's view of one unit, as reported by DDSM_IOC_HOME. */
+enum ddsm_unit_state {
+	DDSM_UNIT_I = 0,	/* invalid: no copy on this node */
+	DDSM_UNIT_S = 1,	/* shared: read-only copy */
+	DDSM_UNIT_M = 2,	/* modified: the only, writable copy */
+	DDSM_UNIT_BUSY = 3,	/* a request is in flight */
+};
+
+#define DDSM_IOC_MAGIC	0xDD
+#define DDSM_IOC_STATUS	_IOR(DDSM_IOC_MAGIC, 0x01, struct ddsm_status)
+#define DDSM_IOC_PEER	_IOWR(DDSM_IOC_MAGIC, 0x02, struct ddsm_peer_info)
+#define DDSM_IOC_HOME	_IOWR(DDSM_IOC_MAGIC, 0x03, struct ddsm_home_query)
+
+#endif /* _UAPI_LINUX_DDSM_H */

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fault path: a load or store on a /dev/ddsm mapping that has no
+ * suitable PTE.  The protocol decides (kernel/proto/cache.c); this file
+ * sends what it asks for, waits with a bound, and installs the PTE under
+ * the cache-line lock so that a concurrent invalidation either is seen
+ * here or zaps what was installed.
+ *
+ * Concurrent faults on one unit coalesce: the first one starts the event,
+ * the others find the line busy and wait for the same WAKE.  A task killed
+ * while waiting leaves nothing behind: the receive path, not the task,
+ * finishes the event and releases home's lock.
+ */
+#include <linux/sched/signal.h>
+#include <linux/jiffies.h>
+#include <linux/printk.h>
+#include "ddsm.h"
+#include "trace.h"
+
+/* Has the event we waited for ended (or been replaced)? */
+static bool event_over(struct ddsm_node *n, u64 unit, u32 seq)
+{
+	struct ddsm_cline *l = ddsm_cache_line(&n->cache, unit);
+
+	return READ_ONCE(l->seq) != seq ||
+	       ddsm_cstate_stable(READ_ONCE(l->state)) ||
+	       READ_ONCE(l->state) == DDSM_C_SM_AD;
+}
+
+static void count_start(struct ddsm_node *n, const struct ddsm_actions *acts)
+{
+	if (!acts->n)
+		return;
+	switch (acts->a[0].msg.type) {
+	case DDSM_MSG_READ_MISS:
+		atomic64_inc(&n->stats.faults_read);
+		break;
+	case DDSM_MSG_WRITE_MISS:
+		atomic64_inc(&n->stats.faults_write);
+		break;
+	case DDSM_MSG_WRITE_SHARED:
+		atomic64_inc(&n->stats.upgrades);
+		break;
+	}
+}
+
+/* After the event: did it fail, and should we give up? */
+static int event_error(struct ddsm_node *n, u64 unit, u32 seq)
+{
+	struct ddsm_cline *l = ddsm_cache_line(&n->cache, unit);
+	struct mutex *cl = ddsm_cl_lock(n, unit);
+	int err = 0;
+
+	mutex_lock(cl);
+	if (l->seq == seq && ddsm_cstate_stable(l->state))
+		err = l->err;
+	mutex_unlock(cl);
+	return err;
+}
+
+static vm_fault_t fault_done(u64 unit, bool write, bool mkwrite, bool waited,
+			     vm_fault_t ret)
+{
+	trace_ddsm_fault(unit, write, mkwrite, waited, ret);
+	return ret;
+}
+
+vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
+		       bool write, bool mkwrite)
+{
+	unsigned long deadline = jiffies +
+				 msecs_to_jiffies(n->fault_timeout_ms);
+	struct mutex *cl = ddsm_cl_lock(n, unit);
+	struct ddsm_action buf[2];
+	struct ddsm_actions acts;
+	bool waited = false;
+	struct page *frame;
+	vm_fault_t ret;
+
+	if (!ddsm_unit_valid(&n->space, unit))
+		return VM_FAULT_SIGBUS;
+	/* The frame must exist before data can arrive into it. */
+	frame = ddsm_frame_get(n, unit, GFP_KERNEL);
+	if (!frame)
+		return VM_FAULT_OOM;
+
+	for (;;) {
+		enum ddsm_fault_result res;
+		long left;
+		u32 seq;
+		int err;
+
+		ddsm_actions_init(&acts, buf, ARRAY_SIZE(buf));
+		mutex_lock(cl);
+		res = ddsm_cache_fault(&n->cache, unit, write, &acts);
+		if (res != DDSM_FAULT_WAIT) {
+			/* A read-only result never answers a store. */
+			if (WARN_ON_ONCE(write && res != DDSM_FAULT_MAP_RW))
+				ret = VM_FAULT_SIGBUS;
+			else if (mkwrite)
+				ret = 0;	/* the core makes the PTE writable */
+			else
+				ret = ddsm_mm_map(vmf, frame,
+						  res == DDSM_FAULT_MAP_RW);
+			mutex_unlock(cl);
+			if (!waited)
+				atomic64_inc(&n->stats.remaps);
+			return fault_done(unit, write, mkwrite, waited, ret);
+		}
+		seq = ddsm_cache_line(&n->cache, unit)->seq;
+		mutex_unlock(cl);
+
+		count_start(n, &acts);
+		ddsm_run_actions(n, &acts, NULL);
+		waited = true;
+
+		left = (long)deadline - (long)jiffies;
+		if (left <= 0)
+			left = 0;
+		else
+			left = wait_event_killable_timeout(*ddsm_cl_wait(n, unit),
+							   event_over(n, unit, seq),
+							   left);
+		if (left == -ERESTARTSYS) {
+			/* Dying task: the receive path finishes the event. */
+			return fault_done(unit, write, mkwrite, waited,
+					  VM_FAULT_SIGBUS);
+		}
+		if (!left && !event_over(n, unit, seq)) {
+			atomic64_inc(&n->stats.fault_timeouts);
+			pr_warn_ratelimited("ddsm: fault on unit %llu timed out after %u ms\n",
+					    unit, n->fault_timeout_ms);
+			return fault_done(unit, write, mkwrite, waited,
+					  VM_FAULT_SIGBUS);
+		}
+		err = event_error(n, unit, seq);
+		if (err && err != EBUSY) {
+			pr_warn_ratelimited("ddsm: fault on unit %llu failed: %d\n",
+					    unit, -err);
+			return fault_done(unit, write, mkwrite, waited,
+					  VM_FAULT_SIGBUS);
+		}
+		if (time_after(jiffies, deadline)) {
+			atomic64_inc(&n->stats.fault_timeouts);
+			return fault_done(unit, write, mkwrite, waited,
+					  VM_FAULT_SIGBUS);
+		}
+	}
+}

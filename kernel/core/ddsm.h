@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One ddsm node: the pieces core/ wires together.  The protocol state
+ * (directory and cache) lives in kernel/proto, frames and PTEs in
+ * kernel/mm, bytes on the wire in kernel/net.
+ *
+ * Locking:
+ *  - rx_lock serialises the receive path: every message, in arrival
+ *    order, updates the directory or the cache and performs its actions.
+ *  - cl_lock(unit) (hashed mutexes) covers a cache line between the
+ *    protocol's decision and the PTE it allows, on both the fault path
+ *    and the receive path.  A PTE is installed under it; ZAPs run after
+ *    the state change is visible, outside it, so either the fault saw the
+ *    new state or the zap removes what the fault installed.
+ *  - Order: mmap_lock -> rx_lock -> cl_lock -> i_mmap_rwsem -> PTL.
+ *    The fault path never takes rx_lock; it waits for the receive path
+ *    only through wait queues with a timeout, never under a lock.
+ */
+#ifndef DDSM_CORE_DDSM_H
+#define DDSM_CORE_DDSM_H
+
+#include <linux/atomic.h>
+#include <linux/miscdevice.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
+#include <linux/fs.h>
+#include <linux/mm_types.h>
+#include <uapi/linux/ddsm.h>
+
+#include "../proto/space.h"
+#include "../proto/msg.h"
+#include "../proto/dir.h"
+#include "../proto/cache.h"
+#include "../net/transport.h"
+#include "../mm/mm.h"
+
+#define DDSM_CL_LOCKS	256	/* hashed cache-line locks and wait queues */
+
+struct ddsm_stats {
+	atomic64_t faults_read;
+	atomic64_t faults_write;
+	atomic64_t upgrades;
+	atomic64_t remaps;
+	atomic64_t msgs_sent;
+	atomic64_t msgs_recv;
+	atomic64_t msgs_dropped;
+	atomic64_t send_errors;
+	atomic64_t proto_errors;
+	atomic64_t mappings;
+	atomic64_t fault_timeouts;
+	atomic64_t drops[DDSM_MSG_VERDICT_NR];
+};
+
+struct ddsm_node {
+	struct ddsm_space space;
+	struct ddsm_dir dir;
+	struct ddsm_cache cache;
+	struct ddsm_frames frames;
+	struct ddsm_transport *tp;
+	struct ddsm_stats stats;
+
+	struct mutex rx_lock;
+	struct ddsm_action *rx_actions;	/* DDSM_MAX_ACTIONS, under rx_lock */
+
+	struct mutex cl_locks[DDSM_CL_LOCKS];
+	wait_queue_head_t cl_waits[DDSM_CL_LOCKS];
+
+	struct inode *inode;		/* owns the module-wide mapping */
+	struct address_space *mapping;	/* every open file maps through it */
+	struct miscdevice misc;
+	unsigned int fault_timeout_ms;
+};
+
+static inline unsigned int ddsm_cl_hash(u64 unit)
+{
+	return (unsigned int)(unit % DDSM_CL_LOCKS);
+}
+
+static inline struct mutex *ddsm_cl_lock(struct ddsm_node *n, u64 unit)
+{
+	return &n->cl_locks[ddsm_cl_hash(unit)];
+}
+
+static inline wait_queue_head_t *ddsm_cl_wait(struct ddsm_node *n, u64 unit)
+{
+	return &n->cl_waits[ddsm_cl_hash(unit)];
+}
+
+/* core/access.c: the fault path. */
+vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
+		       bool write, bool mkwrite);
+
+/* core/rx.c: the receive path and action execution. */
+void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
+	     struct page *data);
+void ddsm_run_actions(struct ddsm_node *n, struct ddsm_actions *acts,
+		      struct page *data);
+
+/* core/dev.c */
+int ddsm_dev_register(struct ddsm_node *n, umode_t mode);
+void ddsm_dev_unregister(struct ddsm_node *n);
+
+#endif /* DDSM_CORE_DDSM_H */

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/ddsm: open, mmap and ioctl.  Every open file maps through the one
+ * module-wide address_space, so an invalidation reaches the PTEs of every
+ * process on the node with a single unmap_mapping_range().
+ */
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/uaccess.h>
+#include <linux/printk.h>
+#include "ddsm.h"
+#include "ioctl_check.h"
+
+static struct ddsm_node *node_of(struct file *file)
+{
+	struct miscdevice *misc = file->private_data;
+
+	return container_of(misc, struct ddsm_node, misc);
+}
+
+static int ddsm_open(struct inode *inode, struct file *file)
+{
+	struct ddsm_node *n = node_of(file);
+
+	file->f_mapping = n->mapping;
+	return nonseekable_open(inode, file);
+}
+
+static int ddsm_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct ddsm_node *n = node_of(file);
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	u64 len = vma->vm_end - vma->vm_start;
+	int ret;
+
+	ret = ddsm_check_mmap_arg(&n->space, !!(vma->vm_flags & VM_SHARED),
+				  !!(vma->vm_flags & VM_EXEC), off, len);
+	if (ret) {
+		pr_info_ratelimited("ddsm: %s: mmap of [%#llx, +%#llx) flags %#lx refused: %d\n",
+				    current->comm, off, len, vma->vm_flags, ret);
+		return ret;
+	}
+	ddsm_mm_setup_vma(n, vma);
+	return 0;
+}
+
+static void fill_status(struct ddsm_node *n, struct ddsm_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->abi_version = DDSM_ABI_VERSION;
+	st->node_id = n->space.node_id;
+	st->nr_nodes = n->space.nr_nodes;
+	st->unit_size = DDSM_PROTO_UNIT_SIZE;
+	st->size = n->space.size;
+	st->frames_limit = 0;
+	st->faults_read = atomic64_read(&n->stats.faults_read);
+	st->faults_write = atomic64_read(&n->stats.faults_write);
+	st->upgrades = atomic64_read(&n->stats.upgrades);
+	st->remaps = atomic64_read(&n->stats.remaps);
+	st->pages_resident = atomic64_read(&n->frames.resident);
+	st->msgs_sent = atomic64_read(&n->stats.msgs_sent);
+	st->msgs_recv = atomic64_read(&n->stats.msgs_recv);
+	st->msgs_dropped = atomic64_read(&n->stats.msgs_dropped);
+	st->mappings = atomic64_read(&n->stats.mappings);
+	st->fault_timeouts = atomic64_read(&n->stats.fault_timeouts);
+}
+
+static long ioctl_status(struct ddsm_node *n, void __user *arg)
+{
+	struct ddsm_status st;
+
+	fill_status(n, &st);
+	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
+}
+
+static long ioctl_peer(struct ddsm_node *n, void __user *arg)
+{
+	struct ddsm_peer_info pi;
+	u32 index;
+	int ret;
+
+	if (copy_from_user(&pi, arg, sizeof(pi)))
+		return -EFAULT;
+	ret = ddsm_check_peer_arg(&pi, n->space.nr_nodes);
+	if (ret)
+		return ret;
+	index = pi.index;
+	memset(&pi, 0, sizeof(pi));
+	pi.index = index;
+	n->tp->ops->peer_info(n->tp, &pi);
+	return copy_to_user(arg, &pi, sizeof(pi)) ? -EFAULT : 0;
+}
+
+static u32 uapi_unit_state(u8 cstate)
+{
+	switch (cstate) {
+	case DDSM_C_I:
+		return DDSM_UNIT_I;
+	case DDSM_C_S:
+		return DDSM_UNIT_S;
+	case DDSM_C_M:
+		return DDSM_UNIT_M;
+	default:
+		return DDSM_UNIT_BUSY;
+	}
+}
+
+static long ioctl_home(struct ddsm_node *n, void __user *arg)
+{
+	struct ddsm_home_query q;
+	int ret;
+
+	if (copy_from_user(&q, arg, sizeof(q)))
+		return -EFAULT;
+	ret = ddsm_check_home_arg(&q, &n->space);
+	if (ret)
+		return ret;
+	q.unit = ddsm_gaddr_unit(q.gaddr);
+	q.home = ddsm_unit_home(&n->space, q.unit);
+	q.state = uapi_unit_state(READ_ONCE(ddsm_cache_line(&n->cache,
+							    q.unit)->state));
+	return copy_to_user(arg, &q, sizeof(q)) ? -EFAULT : 0;
+}
+
+static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct ddsm_node *n = node_of(file);
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case DDSM_IOC_STATUS:
+		return ioctl_status(n, uarg);
+	case DDSM_IOC_PEER:
+		return ioctl_peer(n, uarg);
+	case DDSM_IOC_HOME:
+		return ioctl_home(n, uarg);
+	}
+	return -ENOTTY;
+}
+
+static const struct file_operations ddsm_fops = {
+	.owner = THIS_MODULE,
+	.open = ddsm_open,
+	.mmap = ddsm_mmap,
+	.unlocked_ioctl = ddsm_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = no_llseek,
+};
+
+int ddsm_dev_register(struct ddsm_node *n, umode_t mode)
+{
+	n->misc.minor = MISC_DYNAMIC_MINOR;
+	n->misc.name = DDSM_DEV_NAME;
+	n->misc.fops = &ddsm_fops;
+	n->misc.mode = mode;
+	return misc_register(&n->misc);
+}
+
+void ddsm_dev_unregister(struct ddsm_node *n)
+{
+	misc_deregister(&n->misc);
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Validation of ioctl and mmap arguments, kept free of VFS and mm types so
+ * that KUnit can drive every rejected case directly.
+ */
+#ifndef DDSM_CORE_IOCTL_CHECK_H
+#define DDSM_CORE_IOCTL_CHECK_H
+
+#include <linux/types.h>
+#include <uapi/linux/ddsm.h>
+#include "../proto/space.h"
+
+int ddsm_check_peer_arg(const struct ddsm_peer_info *p, u32 nr_nodes);
+int ddsm_check_home_arg(const struct ddsm_home_query *q,
+			const struct ddsm_space *s);
+
+/*
+ * @shared: MAP_SHARED requested; @exec: PROT_EXEC requested;
+ * @off, @len: byte offset and length of the window.
+ */
+int ddsm_check_mmap_arg(const struct ddsm_space *s, bool shared, bool exec,
+			u64 off, u64 len);
+
+#endif /* DDSM_CORE_IOCTL_CHECK_H */

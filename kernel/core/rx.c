@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The receive path: every message is decoded and validated before
+ * anything trusts it, handed to the directory (home side) or the cache
+ * (requester side), and the actions they return are carried out here.
+ */
+#include <linux/highmem.h>
+#include <linux/printk.h>
+#include "ddsm.h"
+#include "trace.h"
+
+static void run_send(struct ddsm_node *n, const struct ddsm_msg *m)
+{
+	struct ddsm_wire_msg w;
+	struct page *data = NULL;
+	int ret;
+
+	if (m->flags & DDSM_MF_DATA) {
+		data = ddsm_frame_peek(n, m->unit);
+		if (WARN_ON_ONCE(!data))
+			return;
+	}
+	ddsm_msg_encode(m, &w);
+	trace_ddsm_msg_send(m);
+	ret = ddsm_transport_send(n->tp, m->dst, &w, sizeof(w), data);
+	if (ret) {
+		atomic64_inc(&n->stats.send_errors);
+		pr_warn_ratelimited("ddsm: send %s unit %llu to node %u failed: %d\n",
+				    ddsm_msg_type_name(m->type), m->unit,
+				    m->dst, ret);
+		return;
+	}
+	atomic64_inc(&n->stats.msgs_sent);
+}
+
+static void run_store(struct ddsm_node *n, u64 unit, struct page *data)
+{
+	struct page *frame = ddsm_frame_peek(n, unit);
+
+	if (WARN_ON_ONCE(!frame || !data))
+		return;
+	/* A node's message to itself carries its own frame: nothing to copy. */
+	if (frame != data)
+		copy_highpage(frame, data);
+}
+
+void ddsm_run_actions(struct ddsm_node *n, struct ddsm_actions *acts,
+		      struct page *data)
+{
+	u32 i;
+
+	if (acts->overflow)
+		pr_err_ratelimited("ddsm: %u protocol actions lost\n",
+				   acts->overflow);
+	for (i = 0; i < acts->n; i++) {
+		struct ddsm_action *a = &acts->a[i];
+
+		switch (a->type) {
+		case DDSM_ACT_SEND:
+			run_send(n, &a->msg);
+			break;
+		case DDSM_ACT_STORE:
+			run_store(n, a->unit, data);
+			break;
+		case DDSM_ACT_ZAP:
+			ddsm_mm_zap(n, a->unit);
+			break;
+		case DDSM_ACT_WAKE:
+			wake_up_all(ddsm_cl_wait(n, a->unit));
+			break;
+		case DDSM_ACT_FREE_FRAME:
+			ddsm_frame_release(n, a->unit);
+			break;
+		}
+	}
+}
+
+/* Home memory for a request's unit must exist before home can serve it. */
+static bool home_frame_ready(struct ddsm_node *n, const struct ddsm_msg *m)
+{
+	if (m->type != DDSM_MSG_READ_MISS && m->type != DDSM_MSG_WRITE_MISS &&
+	    m->type != DDSM_MSG_WRITE_SHARED)
+		return true;
+	return ddsm_frame_get(n, m->unit, GFP_KERNEL) != NULL;
+}
+
+static void refuse(struct ddsm_node *n, const struct ddsm_msg *req, u8 err,
+		   struct ddsm_actions *acts)
+{
+	struct ddsm_msg m = {
+		.type = DDSM_MSG_NACK,
+		.err = err,
+		.src = (u16)n->space.node_id,
+		.dst = req->requester,
+		.requester = req->requester,
+		.seq = req->seq,
+		.unit = req->unit,
+	};
+
+	ddsm_act_send(acts, &m);
+}
+
+void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
+	     struct page *data)
+{
+	struct ddsm_node *n = ctx;
+	enum ddsm_msg_verdict v;
+	struct ddsm_actions acts;
+	struct ddsm_msg m;
+	int ret;
+
+	v = ddsm_msg_decode(&n->space, from, buf, len, &m);
+	if (v == DDSM_MSG_OK && !(m.flags & DDSM_MF_DATA) != !data)
+		v = DDSM_MSG_BAD_LENGTH;
+	if (v != DDSM_MSG_OK) {
+		atomic64_inc(&n->stats.msgs_dropped);
+		atomic64_inc(&n->stats.drops[v]);
+		trace_ddsm_msg_drop(from, v);
+		pr_warn_ratelimited("ddsm: dropped message from node %u: %s\n",
+				    from, ddsm_msg_verdict_name(v));
+		return;
+	}
+	atomic64_inc(&n->stats.msgs_recv);
+	trace_ddsm_msg_recv(&m);
+
+	mutex_lock(&n->rx_lock);
+	ddsm_actions_init(&acts, n->rx_actions, DDSM_MAX_ACTIONS);
+	if (ddsm_msg_to_home(m.type)) {
+		if (home_frame_ready(n, &m)) {
+			ret = ddsm_dir_handle(&n->dir, &m, &acts);
+		} else {
+			refuse(n, &m, ENOMEM, &acts);
+			ret = 0;
+		}
+	} else {
+		struct mutex *cl = ddsm_cl_lock(n, m.unit);
+
+		mutex_lock(cl);
+		ret = ddsm_cache_handle(&n->cache, &m, &acts);
+		mutex_unlock(cl);
+	}
+	if (ret) {
+		atomic64_inc(&n->stats.proto_errors);
+		pr_warn_ratelimited("ddsm: unexpected %s for unit %llu from node %u\n",
+				    ddsm_msg_type_name(m.type), m.unit, m.src);
+	}
+	ddsm_run_actions(n, &acts, data);
+	mutex_unlock(&n->rx_lock);
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM ddsm
+
+#if !defined(DDSM_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define DDSM_TRACE_H
+
+#include <linux/tracepoint.h>
+#include <linux/mm_types.h>
+#include "../proto/msg.h"
+
+DECLARE_EVENT_CLASS(ddsm_msg_class,
+	TP_PROTO(const struct ddsm_msg *m),
+	TP_ARGS(m),
+	TP_STRUCT__entry(
+		__field(u64, unit)
+		__field(u32, seq)
+		__field(u16, src)
+		__field(u16, dst)
+		__field(u16, requester)
+		__field(u16, acks)
+		__field(u8, type)
+		__field(u8, flags)
+	),
+	TP_fast_assign(
+		__entry->unit = m->unit;
+		__entry->seq = m->seq;
+		__entry->src = m->src;
+		__entry->dst = m->dst;
+		__entry->requester = m->requester;
+		__entry->acks = m->acks;
+		__entry->type = m->type;
+		__entry->flags = m->flags;
+	),
+	TP_printk("%s unit=%llu %u->%u req=%u seq=%u acks=%u%s",
+		  ddsm_msg_type_name(__entry->type), __entry->unit,
+		  __entry->src, __entry->dst, __entry->requester,
+		  __entry->seq, __entry->acks,
+		  (__entry->flags & DDSM_MF_DATA) ? " +data" : "")
+);
+
+DEFINE_EVENT(ddsm_msg_class, ddsm_msg_send,
+	TP_PROTO(const struct ddsm_msg *m), TP_ARGS(m));
+DEFINE_EVENT(ddsm_msg_class, ddsm_msg_recv,
+	TP_PROTO(const struct ddsm_msg *m), TP_ARGS(m));
+
+TRACE_EVENT(ddsm_msg_drop,
+	TP_PROTO(u32 from, int verdict),
+	TP_ARGS(from, verdict),
+	TP_STRUCT__entry(
+		__field(u32, from)
+		__field(int, verdict)
+	),
+	TP_fast_assign(
+		__entry->from = from;
+		__entry->verdict = verdict;
+	),
+	TP_printk("from=%u reason=%s", __entry->from,
+		  ddsm_msg_verdict_name(__entry->verdict))
+);
+
+TRACE_EVENT(ddsm_fault,
+	TP_PROTO(u64 unit, bool write, bool mkwrite, bool waited,
+		 vm_fault_t ret),
+	TP_ARGS(unit, write, mkwrite, waited, ret),
+	TP_STRUCT__entry(
+		__field(u64, unit)
+		__field(unsigned int, ret)
+		__field(bool, write)
+		__field(bool, mkwrite)
+		__field(bool, waited)
+	),
+	TP_fast_assign(
+		__entry->unit = unit;
+		__entry->ret = (__force unsigned int)ret;
+		__entry->write = write;
+		__entry->mkwrite = mkwrite;
+		__entry->waited = waited;
+	),
+	TP_printk("unit=%llu %s%s%s ret=%#x", __entry->unit,
+		  __entry->write ? "write" : "read",
+		  __entry->mkwrite ? " mkwrite" : "",
+		  __entry->waited ? " remote" : " local", __entry->ret)
+);
+
+#endif /* DDSM_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace
+#include <trace/define_trace.h>

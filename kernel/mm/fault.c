@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vm_operations for /dev/ddsm mappings.  The mapping is VM_PFNMAP so that
+ * no struct page is shared with the rest of mm (no GUP, no COW, no swap):
+ * a unit is visible only through PTEs this module installs and removes.
+ * pfn_mkwrite is what makes this work: with it, the VMA's page protection
+ * stays read-only and every first store to a read-only unit comes here
+ * instead of silently becoming writable.
+ */
+#include <linux/mm.h>
+#include <linux/version.h>
+#include "mm.h"
+#include "../core/ddsm.h"
+
+static vm_fault_t ddsm_vm_fault(struct vm_fault *vmf)
+{
+	struct ddsm_node *n = vmf->vma->vm_private_data;
+
+	return ddsm_access(n, vmf, vmf->pgoff,
+			   !!(vmf->flags & FAULT_FLAG_WRITE), false);
+}
+
+static vm_fault_t ddsm_vm_pfn_mkwrite(struct vm_fault *vmf)
+{
+	struct ddsm_node *n = vmf->vma->vm_private_data;
+
+	return ddsm_access(n, vmf, vmf->pgoff, true, true);
+}
+
+/* Called for the first mapping and for every copy (fork, split). */
+static void ddsm_vm_open(struct vm_area_struct *vma)
+{
+	struct ddsm_node *n = vma->vm_private_data;
+
+	atomic64_inc(&n->stats.mappings);
+}
+
+static void ddsm_vm_close(struct vm_area_struct *vma)
+{
+	struct ddsm_node *n = vma->vm_private_data;
+
+	atomic64_dec(&n->stats.mappings);
+}
+
+static const struct vm_operations_struct ddsm_vm_ops = {
+	.open = ddsm_vm_open,
+	.close = ddsm_vm_close,
+	.fault = ddsm_vm_fault,
+	.pfn_mkwrite = ddsm_vm_pfn_mkwrite,
+};
+
+static void set_vma_flags(struct vm_area_struct *vma, unsigned long set,
+			  unsigned long clear)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_mod(vma, set, clear);
+#else
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+#endif
+}
+
+void ddsm_mm_setup_vma(struct ddsm_node *n, struct vm_area_struct *vma)
+{
+	/*
+	 * No mremap growth (the window was range-checked), no core dumps of
+	 * remote memory, and no later mprotect(PROT_EXEC).
+	 */
+	set_vma_flags(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP,
+		      VM_MAYEXEC);
+	vma->vm_ops = &ddsm_vm_ops;
+	vma->vm_private_data = n;
+	ddsm_vm_open(vma);
+}
+
+vm_fault_t ddsm_mm_map(struct vm_fault *vmf, struct page *frame,
+		       bool writable)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	pgprot_t prot = vma->vm_page_prot;
+
+	/* vm_page_prot is write-protected because of pfn_mkwrite. */
+	if (writable)
+		prot = vm_get_page_prot(vma->vm_flags);
+	return vmf_insert_pfn_prot(vma, vmf->address, page_to_pfn(frame),
+				   prot);
+}
+
+void ddsm_mm_zap(struct ddsm_node *n, u64 unit)
+{
+	unmap_mapping_range(n->mapping, (loff_t)ddsm_unit_gaddr(unit),
+			    DDSM_PROTO_UNIT_SIZE, 1);
+}

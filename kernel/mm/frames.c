@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/gfp.h>
+#include "mm.h"
+#include "../core/ddsm.h"
+
+int ddsm_frames_init(struct ddsm_frames *f, u64 nr_home)
+{
+	f->home = kvcalloc(nr_home, sizeof(*f->home), GFP_KERNEL);
+	if (!f->home)
+		return -ENOMEM;
+	f->nr_home = nr_home;
+	spin_lock_init(&f->lock);
+	atomic64_set(&f->resident, 0);
+	return 0;
+}
+
+void ddsm_frames_destroy(struct ddsm_frames *f)
+{
+	u64 i;
+
+	if (!f->home)
+		return;
+	for (i = 0; i < f->nr_home; i++) {
+		if (f->home[i]) {
+			__free_page(f->home[i]);
+			cond_resched();
+		}
+	}
+	kvfree(f->home);
+	f->home = NULL;
+	atomic64_set(&f->resident, 0);
+}
+
+static struct page **home_slot(struct ddsm_node *n, u64 unit)
+{
+	u64 idx;
+
+	if (ddsm_unit_home(&n->space, unit) != n->space.node_id)
+		return NULL;
+	idx = ddsm_unit_home_index(&n->space, unit);
+	return idx < n->frames.nr_home ? &n->frames.home[idx] : NULL;
+}
+
+struct page *ddsm_frame_peek(struct ddsm_node *n, u64 unit)
+{
+	struct page **slot = home_slot(n, unit);
+
+	/* Pairs with the release in ddsm_frame_get(): see a zeroed page. */
+	return slot ? smp_load_acquire(slot) : NULL;
+}
+
+struct page *ddsm_frame_get(struct ddsm_node *n, u64 unit, gfp_t gfp)
+{
+	struct page **slot = home_slot(n, unit);
+	struct page *page, *old;
+
+	if (!slot)
+		return NULL;
+	page = smp_load_acquire(slot);
+	if (page)
+		return page;
+
+	page = alloc_page(gfp | __GFP_ZERO);
+	if (!page)
+		return NULL;
+	spin_lock(&n->frames.lock);
+	old = *slot;
+	if (!old) {
+		smp_store_release(slot, page);
+		atomic64_inc(&n->frames.resident);
+	}
+	spin_unlock(&n->frames.lock);
+	if (old) {
+		__free_page(page);
+		return old;
+	}
+	return page;
+}
+
+void ddsm_frame_release(struct ddsm_node *n, u64 unit)
+{
+	/* Home frames are the unit's memory: they live as long as the module. */
+}

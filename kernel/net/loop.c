@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Loopback transport: the one-node default, and a node's messages to
+ * itself.  Messages are queued and delivered from a workqueue, never from
+ * the sender's context, so the protocol sees the same asynchrony as over
+ * RDMA and a sender holding a lock never re-enters the receive path.
+ */
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/atomic.h>
+#include <linux/mm.h>
+#include <linux/string.h>
+#include "transport.h"
+
+#define LOOP_MAX_MSG	128
+
+struct loop_item {
+	struct list_head node;
+	struct page *data;
+	u32 len;
+	u8 buf[LOOP_MAX_MSG];
+};
+
+struct loop_transport {
+	struct ddsm_transport t;
+	spinlock_t lock;
+	struct list_head queue;
+	struct work_struct work;
+	struct workqueue_struct *wq;
+	bool dying;
+	atomic64_t msgs, bytes;
+};
+
+static struct loop_transport *to_loop(struct ddsm_transport *t)
+{
+	return container_of(t, struct loop_transport, t);
+}
+
+static void loop_work(struct work_struct *work)
+{
+	struct loop_transport *lt = container_of(work, struct loop_transport,
+						 work);
+	struct loop_item *it;
+
+	for (;;) {
+		spin_lock_bh(&lt->lock);
+		it = list_first_entry_or_null(&lt->queue, struct loop_item,
+					      node);
+		if (it)
+			list_del(&it->node);
+		spin_unlock_bh(&lt->lock);
+		if (!it)
+			return;
+		lt->t.recv(lt->t.ctx, lt->t.self, it->buf, it->len, it->data);
+		if (it->data)
+			put_page(it->data);
+		kfree(it);
+		cond_resched();
+	}
+}
+
+static int loop_send(struct ddsm_transport *t, u32 dst, const void *buf,
+		     u32 len, struct page *data)
+{
+	struct loop_transport *lt = to_loop(t);
+	struct loop_item *it;
+
+	if (dst != t->self)
+		return -EHOSTUNREACH;
+	if (len > LOOP_MAX_MSG)
+		return -EMSGSIZE;
+	it = kmalloc(sizeof(*it), GFP_ATOMIC);
+	if (!it)
+		return -ENOMEM;
+	memcpy(it->buf, buf, len);
+	it->len = len;
+	it->data = data;
+	if (data)
+		get_page(data);
+
+	spin_lock_bh(&lt->lock);
+	if (lt->dying) {
+		spin_unlock_bh(&lt->lock);
+		if (data)
+			put_page(data);
+		kfree(it);
+		return -ESHUTDOWN;
+	}
+	list_add_tail(&it->node, &lt->queue);
+	spin_unlock_bh(&lt->lock);
+
+	atomic64_inc(&lt->msgs);
+	atomic64_add(len + (data ? PAGE_SIZE : 0), &lt->bytes);
+	queue_work(lt->wq, &lt->work);
+	return 0;
+}
+
+static void loop_peer_info(struct ddsm_transport *t,
+			   struct ddsm_peer_info *info)
+{
+	struct loop_transport *lt = to_loop(t);
+
+	info->node_id = t->self;
+	info->state = DDSM_PEER_SELF;
+	/* Every message to self is both sent and received. */
+	info->msgs_sent = atomic64_read(&lt->msgs);
+	info->msgs_recv = info->msgs_sent;
+	info->bytes_sent = atomic64_read(&lt->bytes);
+	info->bytes_recv = info->bytes_sent;
+	strscpy(info->addr, "loopback", sizeof(info->addr));
+}
+
+static void loop_destroy(struct ddsm_transport *t)
+{
+	struct loop_transport *lt = to_loop(t);
+	struct loop_item *it, *tmp;
+
+	spin_lock_bh(&lt->lock);
+	lt->dying = true;
+	spin_unlock_bh(&lt->lock);
+	destroy_workqueue(lt->wq);	/* drains the work first */
+
+	list_for_each_entry_safe(it, tmp, &lt->queue, node) {
+		list_del(&it->node);
+		if (it->data)
+			put_page(it->data);
+		kfree(it);
+	}
+	kfree(lt);
+}
+
+static const struct ddsm_transport_ops loop_ops = {
+	.name = "loop",
+	.send = loop_send,
+	.peer_info = loop_peer_info,
+	.destroy = loop_destroy,
+};
+
+struct ddsm_transport *ddsm_loop_create(u32 self, ddsm_recv_fn recv,
+					void *ctx)
+{
+	struct loop_transport *lt;
+
+	lt = kzalloc(sizeof(*lt), GFP_KERNEL);
+	if (!lt)
+		return NULL;
+	lt->wq = alloc_ordered_workqueue("ddsm_loop", WQ_MEM_RECLAIM);
+	if (!lt->wq) {
+		kfree(lt);
+		return NULL;
+	}
+	spin_lock_init(&lt->lock);
+	INIT_LIST_HEAD(&lt->queue);
+	INIT_WORK(&lt->work, loop_work);
+	lt->t.ops = &loop_ops;
+	lt->t.recv = recv;
+	lt->t.ctx = ctx;
+	lt->t.self = self;
+	return &lt->t;
+}

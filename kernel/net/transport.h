@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The only interface the rest of ddsm sees of the network: send a control
+ * message, optionally with one unit of data, to a node; receive through a
+ * callback.  Implementations: loop.c (in-module, one node and self-sends),
+ * rdma.c (rdma_cm and ib_core, in a later change).  A transport moves
+ * bytes and never interprets protocol state.
+ */
+#ifndef DDSM_NET_TRANSPORT_H
+#define DDSM_NET_TRANSPORT_H
+
+#include <linux/types.h>
+#include <linux/mm_types.h>
+#include <uapi/linux/ddsm.h>
+
+struct ddsm_transport;
+
+/*
+ * Called in process context, never concurrently for one transport, in the
+ * order each sender sent.  @data is the unit that travelled with the
+ * message (NULL if none); it is only borrowed for the call.
+ */
+typedef void (*ddsm_recv_fn)(void *ctx, u32 from, const void *buf, u32 len,
+			     struct page *data);
+
+struct ddsm_transport_ops {
+	const char *name;
+	/*
+	 * Queue @len bytes of @buf (and the unit at @data, if not NULL) for
+	 * node @dst.  Never sleeps; the caller may reuse @buf at once.  The
+	 * frame at @data must stay allocated until the message is delivered.
+	 */
+	int (*send)(struct ddsm_transport *t, u32 dst, const void *buf,
+		    u32 len, struct page *data);
+	/* Fill the out fields of @info for node @info->index. */
+	void (*peer_info)(struct ddsm_transport *t, struct ddsm_peer_info *info);
+	/* Stop delivering, drop what is queued, free @t. */
+	void (*destroy)(struct ddsm_transport *t);
+};
+
+struct ddsm_transport {
+	const struct ddsm_transport_ops *ops;
+	ddsm_recv_fn recv;
+	void *ctx;
+	u32 self;
+};
+
+struct ddsm_transport *ddsm_loop_create(u32 self, ddsm_recv_fn recv,
+					void *ctx);
+
+static inline int ddsm_transport_send(struct ddsm_transport *t, u32 dst,
+				      const void *buf, u32 len,
+				      struct page *data)
+{
+	return t->ops->send(t, dst, buf, len, data);
+}
+
+#endif /* DDSM_NET_TRANSPORT_H */

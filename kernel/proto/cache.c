@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "cache.h"
+
+void ddsm_cache_init(struct ddsm_cache *c, const struct ddsm_space *space,
+		     struct ddsm_cline *lines)
+{
+	memset(c, 0, sizeof(*c));
+	c->space = space;
+	c->lines = lines;
+}
+
+static u16 self(const struct ddsm_cache *c)
+{
+	return (u16)c->space->node_id;
+}
+
+static u16 home_of(const struct ddsm_cache *c, u64 unit)
+{
+	return (u16)ddsm_unit_home(c->space, unit);
+}
+
+/* Begin a new event on @l: a request of @type to the unit's home. */
+static void start_event(struct ddsm_cache *c, struct ddsm_cline *l, u64 unit,
+			u8 type, u8 flags, u8 new_state,
+			struct ddsm_actions *acts)
+{
+	struct ddsm_msg m = {
+		.type = type,
+		.flags = flags,
+		.src = self(c),
+		.dst = home_of(c, unit),
+		.requester = self(c),
+		.unit = unit,
+	};
+
+	/* Zero is never an event number, so a zeroed line matches nothing. */
+	if (++l->seq == 0)
+		l->seq = 1;
+	l->acks_need = 0;
+	l->acks_got = 0;
+	l->have_data = 0;
+	l->err = 0;
+	l->state = new_state;
+	m.seq = l->seq;
+	ddsm_act_send(acts, &m);
+}
+
+enum ddsm_fault_result ddsm_cache_fault(struct ddsm_cache *c, u64 unit,
+					bool write, struct ddsm_actions *acts)
+{
+	struct ddsm_cline *l = &c->lines[unit];
+
+	switch (l->state) {
+	case DDSM_C_M:
+		return DDSM_FAULT_MAP_RW;
+	case DDSM_C_S:
+		if (!write)
+			return DDSM_FAULT_MAP_RO;
+		start_event(c, l, unit, DDSM_MSG_WRITE_SHARED, 0, DDSM_C_SM_AD,
+			    acts);
+		return DDSM_FAULT_WAIT;
+	case DDSM_C_I:
+		if (write)
+			start_event(c, l, unit, DDSM_MSG_WRITE_MISS, 0,
+				    DDSM_C_IM_AD, acts);
+		else
+			start_event(c, l, unit, DDSM_MSG_READ_MISS, 0,
+				    DDSM_C_IS_D, acts);
+		return DDSM_FAULT_WAIT;
+	case DDSM_C_SM_AD:
+		/* The old copy stays readable until someone invalidates it. */
+		return write ? DDSM_FAULT_WAIT : DDSM_FAULT_MAP_RO;
+	default:
+		return DDSM_FAULT_WAIT;
+	}
+}
+
+int ddsm_cache_evict(struct ddsm_cache *c, u64 unit,
+		     struct ddsm_actions *acts)
+{
+	struct ddsm_cline *l = &c->lines[unit];
+
+	/* Zap before the EVICT leaves, so no store lands after the drop. */
+	if (l->state == DDSM_C_S) {
+		l->gen++;
+		ddsm_act_add(acts, DDSM_ACT_ZAP, unit);
+		start_event(c, l, unit, DDSM_MSG_EVICT_SHARED, 0, DDSM_C_SI_A,
+			    acts);
+		return 0;
+	}
+	if (l->state == DDSM_C_M) {
+		l->gen++;
+		ddsm_act_add(acts, DDSM_ACT_ZAP, unit);
+		start_event(c, l, unit, DDSM_MSG_EVICT_MODIFIED, DDSM_MF_DATA,
+			    DDSM_C_MI_A, acts);
+		return 0;
+	}
+	return -EBUSY;
+}
+
+/* Reply to the requester named in a forwarded message. */
+static void ack_requester(struct ddsm_cache *c, const struct ddsm_msg *fwd,
+			  u8 flags, struct ddsm_actions *acts)
+{
+	struct ddsm_msg m = {
+		.type = DDSM_MSG_ACK,
+		.flags = flags,
+		.src = self(c),
+		.dst = fwd->requester,
+		.requester = fwd->requester,
+		.acks = fwd->acks,
+		.seq = fwd->seq,
+		.unit = fwd->unit,
+	};
+
+	ddsm_act_send(acts, &m);
+}
+
+static void writeback(struct ddsm_cache *c, const struct ddsm_msg *fwd,
+		      struct ddsm_actions *acts)
+{
+	struct ddsm_msg m = {
+		.type = DDSM_MSG_WRITEBACK,
+		.flags = DDSM_MF_DATA,
+		.src = self(c),
+		.dst = home_of(c, fwd->unit),
+		.requester = fwd->requester,
+		.seq = fwd->seq,
+		.unit = fwd->unit,
+	};
+
+	ddsm_act_send(acts, &m);
+}
+
+static void unlock(struct ddsm_cache *c, struct ddsm_cline *l, u64 unit,
+		   struct ddsm_actions *acts)
+{
+	struct ddsm_msg m = {
+		.type = DDSM_MSG_UNLOCK,
+		.state = l->state == DDSM_C_M ? DDSM_G_M : DDSM_G_S,
+		.src = self(c),
+		.dst = home_of(c, unit),
+		.requester = self(c),
+		.seq = l->seq,
+		.unit = unit,
+	};
+
+	ddsm_act_send(acts, &m);
+}
+
+static bool waiting_for_acks(u8 state)
+{
+	return state == DDSM_C_IS_D || state == DDSM_C_IM_AD ||
+	       state == DDSM_C_SM_AD;
+}
+
+static void finish(struct ddsm_cache *c, struct ddsm_cline *l, u64 unit,
+		   struct ddsm_actions *acts)
+{
+	if (l->acks_got < l->acks_need)
+		return;
+	if (!l->have_data && l->state != DDSM_C_SM_AD) {
+		/* Every ACK in and no data: a peer broke the protocol. */
+		c->stats.proto_errors++;
+		l->err = EPROTO;
+		l->state = DDSM_C_I;
+	} else {
+		l->state = l->state == DDSM_C_IS_D ? DDSM_C_S : DDSM_C_M;
+	}
+	/* Release home's lock even on failure, or the unit stays locked. */
+	unlock(c, l, unit, acts);
+	ddsm_act_add(acts, DDSM_ACT_WAKE, unit);
+}
+
+static int handle_ack(struct ddsm_cache *c, struct ddsm_cline *l,
+		      const struct ddsm_msg *m, struct ddsm_actions *acts)
+{
+	if (m->seq != l->seq || !waiting_for_acks(l->state))
+		goto bad;
+	if (l->acks_need && l->acks_need != m->acks)
+		goto bad;
+	if ((m->flags & DDSM_MF_DATA) && l->have_data)
+		goto bad;
+	if (l->acks_got >= m->acks)
+		goto bad;
+
+	c->stats.acks++;
+	l->acks_need = m->acks;
+	l->acks_got++;
+	if (m->flags & DDSM_MF_DATA) {
+		l->have_data = 1;
+		ddsm_act_add(acts, DDSM_ACT_STORE, m->unit);
+	}
+	finish(c, l, m->unit, acts);
+	return 0;
+bad:
+	c->stats.proto_errors++;
+	return -EPROTO;
+}
+
+static int handle_inv(struct ddsm_cache *c, struct ddsm_cline *l,
+		      const struct ddsm_msg *m, struct ddsm_actions *acts)
+{
+	int ret = 0;
+
+	c->stats.invalidations++;
+	switch (l->state) {
+	case DDSM_C_S:
+		l->state = DDSM_C_I;
+		break;
+	case DDSM_C_SM_AD:
+		/* Our upgrade lost the race: home will now send us data. */
+		l->state = DDSM_C_IM_AD;
+		break;
+	case DDSM_C_SI_A:
+		break;
+	default:
+		c->stats.proto_errors++;
+		ret = -EPROTO;
+		break;
+	}
+	if (!ret && l->state != DDSM_C_SI_A) {
+		l->gen++;
+		ddsm_act_add(acts, DDSM_ACT_ZAP, m->unit);
+	}
+	ack_requester(c, m, 0, acts);
+	return ret;
+}
+
+static int handle_fetch(struct ddsm_cache *c, struct ddsm_cline *l,
+			const struct ddsm_msg *m, struct ddsm_actions *acts)
+{
+	bool inv = m->type == DDSM_MSG_FETCH_INV;
+
+	c->stats.fetches++;
+	if (l->state == DDSM_C_M) {
+		/* Zap first: the copy below must see every local store. */
+		l->gen++;
+		ddsm_act_add(acts, DDSM_ACT_ZAP, m->unit);
+		l->state = inv ? DDSM_C_I : DDSM_C_S;
+	} else if (l->state != DDSM_C_MI_A) {
+		/* Nothing to supply; answer so the requester can fail cleanly. */
+		c->stats.proto_errors++;
+		ack_requester(c, m, 0, acts);
+		return -EPROTO;
+	}
+	if (!inv)
+		writeback(c, m, acts);
+	ack_requester(c, m, DDSM_MF_DATA, acts);
+	if (inv && l->state == DDSM_C_I)
+		ddsm_act_add(acts, DDSM_ACT_FREE_FRAME, m->unit);
+	return 0;
+}
+
+static int handle_evict_ack(struct ddsm_cache *c, struct ddsm_cline *l,
+			    const struct ddsm_msg *m,
+			    struct ddsm_actions *acts)
+{
+	if (m->seq != l->seq ||
+	    (l->state != DDSM_C_SI_A && l->state != DDSM_C_MI_A)) {
+		c->stats.proto_errors++;
+		return -EPROTO;
+	}
+	l->state = DDSM_C_I;
+	ddsm_act_add(acts, DDSM_ACT_FREE_FRAME, m->unit);
+	ddsm_act_add(acts, DDSM_ACT_WAKE, m->unit);
+	return 0;
+}
+
+static int handle_nack(struct ddsm_cache *c, struct ddsm_cline *l,
+		       const struct ddsm_msg *m, struct ddsm_actions *acts)
+{
+	if (m->seq != l->seq || !waiting_for_acks(l->state) || l->acks_got) {
+		c->stats.proto_errors++;
+		return -EPROTO;
+	}
+	c->stats.nacks++;
+	l->err = m->err;
+	/* An upgrade that was not invalidated keeps its readable copy. */
+	l->state = l->state == DDSM_C_SM_AD ? DDSM_C_S : DDSM_C_I;
+	ddsm_act_add(acts, DDSM_ACT_WAKE, m->unit);
+	return 0;
+}
+
+int ddsm_cache_handle(struct ddsm_cache *c, const struct ddsm_msg *m,
+		      struct ddsm_actions *acts)
+{
+	struct ddsm_cline *l;
+
+	if (!ddsm_unit_valid(c->space, m->unit)) {
+		c->stats.proto_errors++;
+		return -EPROTO;
+	}
+	l = &c->lines[m->unit];
+	switch (m->type) {
+	case DDSM_MSG_ACK:
+		return handle_ack(c, l, m, acts);
+	case DDSM_MSG_INV:
+		return handle_inv(c, l, m, acts);
+	case DDSM_MSG_FETCH:
+	case DDSM_MSG_FETCH_INV:
+		return handle_fetch(c, l, m, acts);
+	case DDSM_MSG_EVICT_ACK:
+		return handle_evict_ack(c, l, m, acts);
+	case DDSM_MSG_NACK:
+		return handle_nack(c, l, m, acts);
+	}
+	c->stats.proto_errors++;
+	return -EPROTO;
+}
+
+static const char *const cstate_names[DDSM_C_NR] = {
+	[DDSM_C_I] = "I", [DDSM_C_S] = "S", [DDSM_C_M] = "M",
+	[DDSM_C_IS_D] = "IS_D", [DDSM_C_IM_AD] = "IM_AD",
+	[DDSM_C_SM_AD] = "SM_AD", [DDSM_C_SI_A] = "SI_A",
+	[DDSM_C_MI_A] = "MI_A",
+};
+
+const char *ddsm_cstate_name(u8 state)
+{
+	return state < DDSM_C_NR ? cstate_names[state] : "?";
+}

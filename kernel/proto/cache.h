@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The requester side: what this node holds of each unit, and the event it
+ * has in flight.  Stable states I, S, M; transient states name what the
+ * line still waits for (D = data, A = ACKs), as in the textbook MSI
+ * controllers:
+ *   IS_D   read miss sent, waiting for data
+ *   IM_AD  write miss sent (or an upgrade lost its copy), data and ACKs
+ *   SM_AD  upgrade sent, ACKs (the copy is still valid and readable)
+ *   SI_A   clean eviction sent, waiting for EVICT_ACK
+ *   MI_A   dirty eviction sent, waiting for EVICT_ACK; the frame stays
+ *          until then because a FETCH may still pick this node to supply
+ * Every transient state accepts INV/FETCH, so a forwarded request never
+ * waits behind a local fault.
+ */
+#ifndef DDSM_PROTO_CACHE_H
+#define DDSM_PROTO_CACHE_H
+
+#include "action.h"
+
+enum ddsm_cstate {
+	DDSM_C_I = 0,
+	DDSM_C_S,
+	DDSM_C_M,
+	DDSM_C_IS_D,
+	DDSM_C_IM_AD,
+	DDSM_C_SM_AD,
+	DDSM_C_SI_A,
+	DDSM_C_MI_A,
+	DDSM_C_NR,
+};
+
+struct ddsm_cline {
+	u32 seq;	/* this node's current or last event on the unit, never 0 */
+	u32 gen;	/* bumped each time this node loses a right to the unit */
+	u16 acks_need;	/* 0 until the first ACK says */
+	u16 acks_got;
+	u8 state;	/* enum ddsm_cstate */
+	u8 have_data;
+	u8 err;		/* positive errno if the last event failed */
+	u8 pad;
+};
+
+/* Updated only by ddsm_cache_handle(), which its caller serialises. */
+struct ddsm_cache_stats {
+	u64 acks;
+	u64 invalidations;
+	u64 fetches;
+	u64 nacks;
+	u64 proto_errors;
+};
+
+struct ddsm_cache {
+	const struct ddsm_space *space;
+	struct ddsm_cline *lines;	/* one per unit of the space */
+	struct ddsm_cache_stats stats;
+};
+
+enum ddsm_fault_result {
+	DDSM_FAULT_MAP_RO,	/* map the local frame read-only */
+	DDSM_FAULT_MAP_RW,	/* map it writable */
+	DDSM_FAULT_WAIT,	/* an event is in flight: wait for its WAKE */
+};
+
+void ddsm_cache_init(struct ddsm_cache *c, const struct ddsm_space *space,
+		     struct ddsm_cline *lines);
+
+static inline struct ddsm_cline *ddsm_cache_line(struct ddsm_cache *c,
+						 u64 unit)
+{
+	return &c->lines[unit];
+}
+
+static inline bool ddsm_cstate_stable(u8 state)
+{
+	return state == DDSM_C_I || state == DDSM_C_S || state == DDSM_C_M;
+}
+
+/*
+ * A local access to @unit (validated by the caller).  Starts a miss or an
+ * upgrade when needed (a SEND in @acts) and says whether the access can be
+ * mapped now.
+ */
+enum ddsm_fault_result ddsm_cache_fault(struct ddsm_cache *c, u64 unit,
+					bool write, struct ddsm_actions *acts);
+
+/*
+ * Start dropping this node's copy of @unit.  Returns 0 with the EVICT in
+ * @acts, or -EBUSY when the line is in flight or holds nothing.
+ */
+int ddsm_cache_evict(struct ddsm_cache *c, u64 unit,
+		     struct ddsm_actions *acts);
+
+/*
+ * Handle one validated cache-side message (ACK, INV, FETCH, FETCH_INV,
+ * EVICT_ACK, NACK).  Returns 0, or -EPROTO for a message that makes no
+ * sense in the line's state; the reply a peer waits for is sent anyway.
+ */
+int ddsm_cache_handle(struct ddsm_cache *c, const struct ddsm_msg *m,
+		      struct ddsm_actions *acts);
+
+const char *ddsm_cstate_name(u8 state);
+
+#endif /* DDSM_PROTO_CACHE_H */

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "dir.h"
+
+#define NODE_BIT(n)	(1ULL << (n))
+
+void ddsm_dir_init(struct ddsm_dir *d, const struct ddsm_space *space,
+		   struct ddsm_dir_entry *entries, u64 nr_entries,
+		   struct ddsm_dir_wait *pool, u32 pool_size)
+{
+	u32 i;
+
+	memset(d, 0, sizeof(*d));
+	d->space = space;
+	d->entries = entries;
+	d->nr_entries = nr_entries;
+	d->pool = pool;
+	d->pool_size = pool_size;
+	for (i = 0; i < pool_size; i++)
+		pool[i].next = i + 2 <= pool_size ? i + 2 : 0;
+	d->free = pool_size ? 1 : 0;
+}
+
+static struct ddsm_dir_entry *entry_of(const struct ddsm_dir *d, u64 unit)
+{
+	u64 idx;
+
+	if (!ddsm_unit_valid(d->space, unit) ||
+	    ddsm_unit_home(d->space, unit) != d->space->node_id)
+		return NULL;
+	idx = ddsm_unit_home_index(d->space, unit);
+	return idx < d->nr_entries ? &d->entries[idx] : NULL;
+}
+
+const struct ddsm_dir_entry *ddsm_dir_entry(const struct ddsm_dir *d,
+					    u64 unit)
+{
+	return entry_of(d, unit);
+}
+
+static void reply(struct ddsm_dir *d, const struct ddsm_msg *req, u8 type,
+		  u8 flags, u16 acks, u8 state, struct ddsm_actions *acts)
+{
+	struct ddsm_msg m = {
+		.type = type,
+		.flags = flags,
+		.state = state,
+		.src = (u16)d->space->node_id,
+		.dst = req->requester,
+		.requester = req->requester,
+		.acks = acks,
+		.seq = req->seq,
+		.unit = req->unit,
+	};
+
+	ddsm_act_send(acts, &m);
+}
+
+static void nack(struct ddsm_dir *d, const struct ddsm_msg *req, u8 err,
+		 struct ddsm_actions *acts)
+{
+	struct ddsm_msg m = {
+		.type = DDSM_MSG_NACK,
+		.err = err,
+		.src = (u16)d->space->node_id,
+		.dst = req->requester,
+		.requester = req->requester,
+		.seq = req->seq,
+		.unit = req->unit,
+	};
+
+	d->stats.nacked++;
+	ddsm_act_send(acts, &m);
+}
+
+/* Send @type to @node on behalf of the requester of @req. */
+static void forward(struct ddsm_dir *d, const struct ddsm_msg *req, u8 type,
+		    u16 node, u16 acks, struct ddsm_actions *acts)
+{
+	struct ddsm_msg m = {
+		.type = type,
+		.src = (u16)d->space->node_id,
+		.dst = node,
+		.requester = req->requester,
+		.acks = acks,
+		.seq = req->seq,
+		.unit = req->unit,
+	};
+
+	ddsm_act_send(acts, &m);
+}
+
+static bool is_request(u8 type)
+{
+	return type >= DDSM_MSG_READ_MISS && type <= DDSM_MSG_EVICT_MODIFIED;
+}
+
+/* May @m be granted now, ignoring the queue? */
+static bool lock_free_for(const struct ddsm_dir_entry *e,
+			  const struct ddsm_msg *m)
+{
+	if (e->wlocked)
+		return false;
+	/* Readers share the lock unless they must fetch from an owner. */
+	if (m->type == DDSM_MSG_READ_MISS && e->state != DDSM_G_M)
+		return true;
+	return !e->rlocks;
+}
+
+static void write_lock(struct ddsm_dir_entry *e, const struct ddsm_msg *m)
+{
+	e->wlocked = 1;
+	e->wholder = m->requester;
+	e->wseq = m->seq;
+	e->wtype = m->type;
+	e->wb_pending = 0;
+	e->unlock_seen = 0;
+}
+
+static void grant_read(struct ddsm_dir *d, struct ddsm_dir_entry *e,
+		       const struct ddsm_msg *m, struct ddsm_actions *acts)
+{
+	if (e->state == DDSM_G_M) {
+		/* Owner supplies the data and writes it back; we wait for both. */
+		write_lock(e, m);
+		e->wb_pending = 1;
+		forward(d, m, DDSM_MSG_FETCH, e->owner, 2, acts);
+		reply(d, m, DDSM_MSG_ACK, 0, 2, e->state, acts);
+		return;
+	}
+	e->rlocks |= NODE_BIT(m->requester);
+	reply(d, m, DDSM_MSG_ACK, DDSM_MF_DATA, 1, e->state, acts);
+}
+
+static void invalidate_sharers(struct ddsm_dir *d, const struct ddsm_msg *m,
+			       u64 sharers, u16 acks,
+			       struct ddsm_actions *acts)
+{
+	u32 n;
+
+	for (n = 0; sharers; n++, sharers >>= 1)
+		if (sharers & 1)
+			forward(d, m, DDSM_MSG_INV, (u16)n, acks, acts);
+}
+
+static void grant_write(struct ddsm_dir *d, struct ddsm_dir_entry *e,
+			const struct ddsm_msg *m, struct ddsm_actions *acts)
+{
+	u64 rbit = NODE_BIT(m->requester);
+	u64 others = e->copyset & ~rbit;
+	u16 acks = (u16)(hweight64(others) + 1);
+
+	write_lock(e, m);
+	if (e->state == DDSM_G_M) {
+		forward(d, m, DDSM_MSG_FETCH_INV, e->owner, 2, acts);
+		reply(d, m, DDSM_MSG_ACK, 0, 2, e->state, acts);
+		return;
+	}
+	invalidate_sharers(d, m, others, acks, acts);
+	/*
+	 * An upgrade that is still a sharer needs no data.  One that was
+	 * invalidated while it waited in the queue has become a write miss.
+	 */
+	if (m->type == DDSM_MSG_WRITE_SHARED && (e->copyset & rbit))
+		reply(d, m, DDSM_MSG_ACK, 0, acks, e->state, acts);
+	else
+		reply(d, m, DDSM_MSG_ACK, DDSM_MF_DATA, acks, e->state, acts);
+}
+
+static void grant_evict(struct ddsm_dir *d, struct ddsm_dir_entry *e,
+			const struct ddsm_msg *m, struct ddsm_actions *acts)
+{
+	u64 rbit = NODE_BIT(m->requester);
+
+	if (m->type == DDSM_MSG_EVICT_MODIFIED && e->state == DDSM_G_M &&
+	    e->owner == m->requester) {
+		/* The only current copy: keep its data. */
+		ddsm_act_add(acts, DDSM_ACT_STORE, m->unit);
+		e->copyset = 0;
+		e->state = DDSM_G_U;
+	} else if (e->state == DDSM_G_S && (e->copyset & rbit)) {
+		/*
+		 * A clean drop, or a dirty one overtaken by a FETCH that already
+		 * wrote the data back.
+		 */
+		e->copyset &= ~rbit;
+		if (!e->copyset)
+			e->state = DDSM_G_U;
+	}
+	/* Otherwise an INV or FETCH_INV already took the copy: just confirm. */
+	reply(d, m, DDSM_MSG_EVICT_ACK, 0, 0, e->state, acts);
+}
+
+static void grant(struct ddsm_dir *d, struct ddsm_dir_entry *e,
+		  const struct ddsm_msg *m, struct ddsm_actions *acts)
+{
+	u64 rbit = NODE_BIT(m->requester);
+
+	d->stats.granted++;
+	switch (m->type) {
+	case DDSM_MSG_READ_MISS:
+	case DDSM_MSG_WRITE_MISS:
+		/* Explicit evictions keep the copyset exact: a miss from a member is a bug. */
+		if (e->copyset & rbit) {
+			d->stats.proto_errors++;
+			nack(d, m, EPROTO, acts);
+			return;
+		}
+		if (m->type == DDSM_MSG_READ_MISS)
+			grant_read(d, e, m, acts);
+		else
+			grant_write(d, e, m, acts);
+		return;
+	case DDSM_MSG_WRITE_SHARED:
+		if (e->state == DDSM_G_M && e->owner == m->requester) {
+			d->stats.proto_errors++;
+			nack(d, m, EPROTO, acts);
+			return;
+		}
+		grant_write(d, e, m, acts);
+		return;
+	case DDSM_MSG_EVICT_SHARED:
+	case DDSM_MSG_EVICT_MODIFIED:
+		grant_evict(d, e, m, acts);
+		return;
+	}
+}
+
+static void enqueue(struct ddsm_dir *d, struct ddsm_dir_entry *e,
+		    const struct ddsm_msg *m, struct ddsm_actions *acts)
+{
+	struct ddsm_dir_wait *w;
+	u32 slot = d->free;
+
+	if (!slot) {
+		nack(d, m, EBUSY, acts);
+		return;
+	}
+	w = &d->pool[slot - 1];
+	d->free = w->next;
+	d->pool_used++;
+	w->msg = *m;
+	w->next = 0;
+	if (e->qtail)
+		d->pool[e->qtail - 1].next = slot;
+	else
+		e->qhead = slot;
+	e->qtail = slot;
+	d->stats.queued++;
+}
+
+/* Grant queued requests, oldest first, for as long as the lock allows. */
+static void drain(struct ddsm_dir *d, struct ddsm_dir_entry *e,
+		  struct ddsm_actions *acts)
+{
+	while (e->qhead) {
+		u32 slot = e->qhead;
+		struct ddsm_dir_wait *w = &d->pool[slot - 1];
+		struct ddsm_msg m;
+
+		if (!lock_free_for(e, &w->msg))
+			break;
+		m = w->msg;
+		e->qhead = w->next;
+		if (!e->qhead)
+			e->qtail = 0;
+		w->next = d->free;
+		d->free = slot;
+		d->pool_used--;
+		grant(d, e, &m, acts);
+	}
+}
+
+/* The write-locked event is over: install its outcome and release. */
+static void write_unlock(struct ddsm_dir *d, struct ddsm_dir_entry *e,
+			 struct ddsm_actions *acts)
+{
+	u64 rbit = NODE_BIT(e->wholder);
+
+	if (e->wtype == DDSM_MSG_READ_MISS) {
+		e->copyset = NODE_BIT(e->owner) | rbit;
+		e->state = DDSM_G_S;
+	} else {
+		e->copyset = rbit;
+		e->owner = e->wholder;
+		e->state = DDSM_G_M;
+	}
+	e->wlocked = 0;
+	e->wb_pending = 0;
+	e->unlock_seen = 0;
+	drain(d, e, acts);
+}
+
+static int handle_unlock(struct ddsm_dir *d, struct ddsm_dir_entry *e,
+			 const struct ddsm_msg *m, struct ddsm_actions *acts)
+{
+	u64 rbit = NODE_BIT(m->requester);
+
+	d->stats.unlocks++;
+	if (e->wlocked && e->wholder == m->requester && e->wseq == m->seq &&
+	    !e->unlock_seen) {
+		if (e->wb_pending) {
+			e->unlock_seen = 1;
+			return 0;
+		}
+		write_unlock(d, e, acts);
+		return 0;
+	}
+	if (!e->wlocked && (e->rlocks & rbit)) {
+		e->rlocks &= ~rbit;
+		e->copyset |= rbit;
+		e->state = DDSM_G_S;
+		drain(d, e, acts);
+		return 0;
+	}
+	d->stats.proto_errors++;
+	return -EPROTO;
+}
+
+static int handle_writeback(struct ddsm_dir *d, struct ddsm_dir_entry *e,
+			    const struct ddsm_msg *m, struct ddsm_actions *acts)
+{
+	if (!e->wlocked || !e->wb_pending || e->owner != m->src ||
+	    e->wholder != m->requester || e->wseq != m->seq) {
+		d->stats.proto_errors++;
+		return -EPROTO;
+	}
+	ddsm_act_add(acts, DDSM_ACT_STORE, m->unit);
+	e->wb_pending = 0;
+	if (e->unlock_seen)
+		write_unlock(d, e, acts);
+	return 0;
+}
+
+int ddsm_dir_handle(struct ddsm_dir *d, const struct ddsm_msg *m,
+		    struct ddsm_actions *acts)
+{
+	struct ddsm_dir_entry *e = entry_of(d, m->unit);
+
+	if (!e) {
+		d->stats.proto_errors++;
+		return -EPROTO;
+	}
+	if (m->type == DDSM_MSG_UNLOCK)
+		return handle_unlock(d, e, m, acts);
+	if (m->type == DDSM_MSG_WRITEBACK)
+		return handle_writeback(d, e, m, acts);
+	if (!is_request(m->type)) {
+		d->stats.proto_errors++;
+		return -EPROTO;
+	}
+	/* FIFO: nobody overtakes a queued request. */
+	if (e->qhead || !lock_free_for(e, m))
+		enqueue(d, e, m, acts);
+	else
+		grant(d, e, m, acts);
+	return 0;
+}

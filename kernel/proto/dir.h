@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The home directory: FlowCC's lock-check-forward run in software at the
+ * unit's home (Concordia-base).  One entry per unit homed here holds the
+ * global state (U/S/M), the copyset, the owner, a reader/writer lock and a
+ * FIFO of requests waiting for that lock.  Conflicting requests queue
+ * instead of being NACKed; NACK is left for a full wait pool and for
+ * requests that break the protocol.
+ *
+ * Requester-driven completion: the home grants and forwards, the
+ * requester collects ACKs and sends UNLOCK.  Differences from the paper,
+ * all because the lock and the memory live together here:
+ *  - home serves U and S reads from its own frame (S copies are clean);
+ *  - every grant includes one ACK from home that tells the requester how
+ *    many ACKs to expect in all;
+ *  - the new state and copyset are computed at home on UNLOCK;
+ *  - M -> S waits for the old owner's WRITEBACK as well as the UNLOCK, so
+ *    home memory is current before the next request is served;
+ *  - evictions complete at home at once (no UNLOCK), under the FIFO.
+ */
+#ifndef DDSM_PROTO_DIR_H
+#define DDSM_PROTO_DIR_H
+
+#include "action.h"
+
+struct ddsm_dir_entry {
+	u64 copyset;	/* nodes holding a copy (S) or the owner (M) */
+	u64 rlocks;	/* nodes holding the read lock */
+	u32 wseq;	/* write-lock holder's event */
+	u32 qhead;	/* waiting requests: pool index + 1, 0 = none */
+	u32 qtail;
+	u16 owner;	/* M: the owner */
+	u16 wholder;	/* write-lock holder */
+	u8 state;	/* enum ddsm_gstate */
+	u8 wlocked;
+	u8 wtype;	/* request type that holds the write lock */
+	u8 wb_pending;	/* M -> S: old owner's WRITEBACK not in yet */
+	u8 unlock_seen;	/* M -> S: requester's UNLOCK in, writeback not */
+	u8 pad[3];
+};
+
+struct ddsm_dir_wait {
+	struct ddsm_msg msg;
+	u32 next;	/* pool index + 1, 0 = end */
+};
+
+struct ddsm_dir_stats {
+	u64 granted;
+	u64 queued;
+	u64 nacked;
+	u64 unlocks;
+	u64 proto_errors;	/* messages that make no sense in the entry's state */
+};
+
+struct ddsm_dir {
+	const struct ddsm_space *space;
+	struct ddsm_dir_entry *entries;
+	u64 nr_entries;
+	struct ddsm_dir_wait *pool;
+	u32 pool_size;
+	u32 free;		/* free list: pool index + 1 */
+	u32 pool_used;
+	struct ddsm_dir_stats stats;
+};
+
+/*
+ * @entries: ddsm_space_units_homed(space, node_id) zeroed entries;
+ * @pool: @pool_size wait slots (contents ignored).
+ */
+void ddsm_dir_init(struct ddsm_dir *d, const struct ddsm_space *space,
+		   struct ddsm_dir_entry *entries, u64 nr_entries,
+		   struct ddsm_dir_wait *pool, u32 pool_size);
+
+/*
+ * Handle one validated home-side message.  Returns 0, or -EPROTO when the
+ * message made no sense in the entry's state (it was counted, answered if
+ * a requester waits on it, and the entry was left consistent).
+ */
+int ddsm_dir_handle(struct ddsm_dir *d, const struct ddsm_msg *m,
+		    struct ddsm_actions *acts);
+
+/* The entry of a unit homed here, or NULL. */
+const struct ddsm_dir_entry *ddsm_dir_entry(const struct ddsm_dir *d,
+					    u64 unit);
+
+#endif /* DDSM_PROTO_DIR_H */

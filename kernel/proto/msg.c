@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "msg.h"
+
+void ddsm_msg_encode(const struct ddsm_msg *m, struct ddsm_wire_msg *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->magic = DDSM_WIRE_MAGIC;
+	w->version = DDSM_WIRE_VERSION;
+	w->type = m->type;
+	w->flags = m->flags;
+	w->state = m->state;
+	w->err = m->err;
+	w->src = cpu_to_le16(m->src);
+	w->dst = cpu_to_le16(m->dst);
+	w->requester = cpu_to_le16(m->requester);
+	w->acks = cpu_to_le16(m->acks);
+	w->seq = cpu_to_le32(m->seq);
+	w->unit = cpu_to_le64(m->unit);
+	w->copyset = cpu_to_le64(m->copyset);
+}
+
+/* Which types may carry a unit of data. */
+static bool type_may_carry_data(u8 type)
+{
+	return type == DDSM_MSG_ACK || type == DDSM_MSG_WRITEBACK ||
+	       type == DDSM_MSG_EVICT_MODIFIED;
+}
+
+/* Which types must carry a unit of data. */
+static bool type_needs_data(u8 type)
+{
+	return type == DDSM_MSG_WRITEBACK || type == DDSM_MSG_EVICT_MODIFIED;
+}
+
+/*
+ * Node roles each type allows.  Requests come from their own requester;
+ * forwards and home answers come from the unit's home; ACKs come from any
+ * node and are addressed to the requester.
+ */
+static bool nodes_fit(const struct ddsm_space *s, const struct ddsm_msg *m,
+		      u32 from)
+{
+	u32 home = ddsm_unit_home(s, m->unit);
+
+	if (m->src != from || m->dst != s->node_id ||
+	    m->src >= s->nr_nodes || m->requester >= s->nr_nodes)
+		return false;
+
+	switch (m->type) {
+	case DDSM_MSG_READ_MISS:
+	case DDSM_MSG_WRITE_MISS:
+	case DDSM_MSG_WRITE_SHARED:
+	case DDSM_MSG_EVICT_SHARED:
+	case DDSM_MSG_EVICT_MODIFIED:
+	case DDSM_MSG_UNLOCK:
+		return home == s->node_id && m->requester == m->src;
+	case DDSM_MSG_WRITEBACK:
+		return home == s->node_id;
+	case DDSM_MSG_INV:
+	case DDSM_MSG_FETCH:
+	case DDSM_MSG_FETCH_INV:
+		return m->src == home;
+	case DDSM_MSG_EVICT_ACK:
+	case DDSM_MSG_NACK:
+		return m->src == home && m->requester == s->node_id;
+	case DDSM_MSG_ACK:
+		return m->requester == s->node_id;
+	}
+	return false;
+}
+
+static bool fields_fit(const struct ddsm_space *s, const struct ddsm_msg *m)
+{
+	u64 node_mask = s->nr_nodes >= 64 ? ~0ULL : (1ULL << s->nr_nodes) - 1;
+
+	if (m->state > DDSM_G_M)
+		return false;
+	if (m->copyset & ~node_mask)
+		return false;
+	/* A requester collects at most one ACK per node plus home's grant. */
+	if (m->acks > s->nr_nodes + 1)
+		return false;
+	if (m->type == DDSM_MSG_ACK && !m->acks)
+		return false;
+	if ((m->type == DDSM_MSG_NACK) != (m->err != 0))
+		return false;
+	return true;
+}
+
+enum ddsm_msg_verdict ddsm_msg_decode(const struct ddsm_space *s, u32 from,
+				      const void *buf, u32 len,
+				      struct ddsm_msg *m)
+{
+	const struct ddsm_wire_msg *w = buf;
+
+	if (len != DDSM_WIRE_SIZE)
+		return DDSM_MSG_BAD_LENGTH;
+	if (w->magic != DDSM_WIRE_MAGIC || w->version != DDSM_WIRE_VERSION ||
+	    w->reserved0 || w->reserved1)
+		return DDSM_MSG_BAD_HEADER;
+	if (w->type == DDSM_MSG_INVALID || w->type >= DDSM_MSG_NR)
+		return DDSM_MSG_BAD_TYPE;
+
+	m->type = w->type;
+	m->flags = w->flags;
+	m->state = w->state;
+	m->err = w->err;
+	m->src = le16_to_cpu(w->src);
+	m->dst = le16_to_cpu(w->dst);
+	m->requester = le16_to_cpu(w->requester);
+	m->acks = le16_to_cpu(w->acks);
+	m->seq = le32_to_cpu(w->seq);
+	m->unit = le64_to_cpu(w->unit);
+	m->copyset = le64_to_cpu(w->copyset);
+
+	if (m->flags & ~DDSM_MF_ALL)
+		return DDSM_MSG_BAD_FLAGS;
+	if ((m->flags & DDSM_MF_DATA) && !type_may_carry_data(m->type))
+		return DDSM_MSG_BAD_FLAGS;
+	if (!(m->flags & DDSM_MF_DATA) && type_needs_data(m->type))
+		return DDSM_MSG_BAD_FLAGS;
+	if (!ddsm_unit_valid(s, m->unit))
+		return DDSM_MSG_BAD_UNIT;
+	if (!nodes_fit(s, m, from))
+		return DDSM_MSG_BAD_NODE;
+	if (!fields_fit(s, m))
+		return DDSM_MSG_BAD_FIELD;
+	return DDSM_MSG_OK;
+}
+
+static const char *const type_names[DDSM_MSG_NR] = {
+	[DDSM_MSG_INVALID] = "INVALID",
+	[DDSM_MSG_READ_MISS] = "READ_MISS",
+	[DDSM_MSG_WRITE_MISS] = "WRITE_MISS",
+	[DDSM_MSG_WRITE_SHARED] = "WRITE_SHARED",
+	[DDSM_MSG_EVICT_SHARED] = "EVICT_SHARED",
+	[DDSM_MSG_EVICT_MODIFIED] = "EVICT_MODIFIED",
+	[DDSM_MSG_UNLOCK] = "UNLOCK",
+	[DDSM_MSG_WRITEBACK] = "WRITEBACK",
+	[DDSM_MSG_INV] = "INV",
+	[DDSM_MSG_FETCH] = "FETCH",
+	[DDSM_MSG_FETCH_INV] = "FETCH_INV",
+	[DDSM_MSG_ACK] = "ACK",
+	[DDSM_MSG_EVICT_ACK] = "EVICT_ACK",
+	[DDSM_MSG_NACK] = "NACK",
+};
+
+const char *ddsm_msg_type_name(u8 type)
+{
+	return type < DDSM_MSG_NR ? type_names[type] : "?";
+}
+
+static const char *const verdict_names[DDSM_MSG_VERDICT_NR] = {
+	[DDSM_MSG_OK] = "ok",
+	[DDSM_MSG_BAD_LENGTH] = "bad length",
+	[DDSM_MSG_BAD_HEADER] = "bad header",
+	[DDSM_MSG_BAD_TYPE] = "bad type",
+	[DDSM_MSG_BAD_FLAGS] = "bad flags",
+	[DDSM_MSG_BAD_NODE] = "bad node",
+	[DDSM_MSG_BAD_UNIT] = "bad unit",
+	[DDSM_MSG_BAD_FIELD] = "bad field",
+};
+
+const char *ddsm_msg_verdict_name(enum ddsm_msg_verdict v)
+{
+	return v < DDSM_MSG_VERDICT_NR ? verdict_names[v] : "?";
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Coherence messages: the in-memory form the protocol works on, the wire
+ * form the transport carries, and the validator every received message
+ * passes before anything trusts it.
+ *
+ * Requests flow requester -> home (READ_MISS, WRITE_MISS, WRITE_SHARED,
+ * EVICT_SHARED, EVICT_MODIFIED, UNLOCK) and owner -> home (WRITEBACK).
+ * Home forwards to caches (INV, FETCH, FETCH_INV) and answers requesters
+ * (ACK, EVICT_ACK, NACK); caches answer requesters with ACK.  Every message
+ * of one coherence event carries the requester's (requester, seq) so that
+ * the requester can match the ACKs it collects.
+ */
+#ifndef DDSM_PROTO_MSG_H
+#define DDSM_PROTO_MSG_H
+
+#include "shim.h"
+#include "space.h"
+
+enum ddsm_msg_type {
+	DDSM_MSG_INVALID = 0,
+	DDSM_MSG_READ_MISS,	/* I -> S request */
+	DDSM_MSG_WRITE_MISS,	/* I -> M request */
+	DDSM_MSG_WRITE_SHARED,	/* S -> M upgrade request */
+	DDSM_MSG_EVICT_SHARED,	/* drop a clean copy */
+	DDSM_MSG_EVICT_MODIFIED,/* drop a dirty copy, carries the data */
+	DDSM_MSG_UNLOCK,	/* requester finished its event */
+	DDSM_MSG_WRITEBACK,	/* old owner's data for home on M -> S */
+	DDSM_MSG_INV,		/* home -> sharer: drop your copy, ACK requester */
+	DDSM_MSG_FETCH,		/* home -> owner: send data, write back, keep S */
+	DDSM_MSG_FETCH_INV,	/* home -> owner: send data, drop your copy */
+	DDSM_MSG_ACK,		/* to requester, maybe with data */
+	DDSM_MSG_EVICT_ACK,	/* home -> evicting node: frame may go */
+	DDSM_MSG_NACK,		/* home -> requester: event refused, @err */
+	DDSM_MSG_NR,
+};
+
+/* Message flags. */
+#define DDSM_MF_DATA	0x01	/* a unit of data travels with the message */
+#define DDSM_MF_ALL	DDSM_MF_DATA
+
+/* Global states, as kept by the directory and reported in messages. */
+enum ddsm_gstate {
+	DDSM_G_U = 0,	/* unshared: only home memory holds the unit */
+	DDSM_G_S = 1,	/* shared: copyset holds clean copies */
+	DDSM_G_M = 2,	/* modified: owner holds the only, dirty copy */
+};
+
+struct ddsm_msg {
+	u8 type;
+	u8 flags;
+	u8 state;	/* informational global state */
+	u8 err;		/* NACK: positive errno */
+	u16 src;
+	u16 dst;
+	u16 requester;	/* node whose event this message belongs to */
+	u16 acks;	/* ACKs the requester collects in all, this one included */
+	u32 seq;	/* requester's event number */
+	u64 unit;
+	u64 copyset;
+};
+
+/* Wire form: little endian, fixed size, reserved bytes must be zero. */
+struct ddsm_wire_msg {
+	u8 magic;
+	u8 type;
+	u8 flags;
+	u8 state;
+	u8 err;
+	u8 version;
+	__le16 src;
+	__le16 dst;
+	__le16 requester;
+	__le16 acks;
+	__le16 reserved0;
+	__le32 seq;
+	__le32 reserved1;
+	__le64 unit;
+	__le64 copyset;
+};
+
+#define DDSM_WIRE_MAGIC		0xd5
+#define DDSM_WIRE_VERSION	1
+#define DDSM_WIRE_SIZE		sizeof(struct ddsm_wire_msg)
+
+/* Why a received message was refused; counted per reason. */
+enum ddsm_msg_verdict {
+	DDSM_MSG_OK = 0,
+	DDSM_MSG_BAD_LENGTH,
+	DDSM_MSG_BAD_HEADER,	/* magic, version, reserved bytes */
+	DDSM_MSG_BAD_TYPE,
+	DDSM_MSG_BAD_FLAGS,
+	DDSM_MSG_BAD_NODE,	/* src, dst or requester out of range or wrong */
+	DDSM_MSG_BAD_UNIT,
+	DDSM_MSG_BAD_FIELD,	/* state, acks, copyset, err out of range */
+	DDSM_MSG_VERDICT_NR,
+};
+
+void ddsm_msg_encode(const struct ddsm_msg *m, struct ddsm_wire_msg *w);
+
+/*
+ * Decode @len bytes at @buf received from transport peer @from into @m and
+ * check it against the space and this node.  Returns DDSM_MSG_OK or the
+ * reason to drop it; @m is meaningful only on DDSM_MSG_OK.
+ */
+enum ddsm_msg_verdict ddsm_msg_decode(const struct ddsm_space *s, u32 from,
+				      const void *buf, u32 len,
+				      struct ddsm_msg *m);
+
+/* Does @type go to the home side (directory) rather than the cache side? */
+static inline bool ddsm_msg_to_home(u8 type)
+{
+	return type >= DDSM_MSG_READ_MISS && type <= DDSM_MSG_WRITEBACK;
+}
+
+const char *ddsm_msg_type_name(u8 type);
+const char *ddsm_msg_verdict_name(enum ddsm_msg_verdict v);
+
+#endif /* DDSM_PROTO_MSG_H */

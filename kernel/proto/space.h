@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Global address space geometry: units, homes, and range checks.
+ *
+ * Every global address belongs to one 4 KiB coherence unit, and every unit to
+ * one home node.  Two placements are offered: "interleave" spreads
+ * consecutive units round-robin over the nodes (hot neighbours land on
+ * different homes), "range" gives each node one contiguous slice (locality
+ * for per-node data).  The home keeps the unit's backing frame and its
+ * directory entry at index ddsm_unit_home_index() of its local arrays.
+ */
+#ifndef DDSM_PROTO_SPACE_H
+#define DDSM_PROTO_SPACE_H
+
+#include "shim.h"
+
+#define DDSM_PROTO_UNIT_SHIFT	12
+#define DDSM_PROTO_UNIT_SIZE	(1ULL << DDSM_PROTO_UNIT_SHIFT)
+#define DDSM_PROTO_MAX_NODES	64
+
+enum ddsm_home_policy {
+	DDSM_HOME_INTERLEAVE = 0,
+	DDSM_HOME_RANGE = 1,
+};
+
+struct ddsm_space {
+	u64 size;		/* bytes, a multiple of the unit size */
+	u64 nr_units;
+	u64 units_per_node;	/* range policy: slice length in units */
+	u32 nr_nodes;
+	u32 node_id;
+	enum ddsm_home_policy policy;
+};
+
+int ddsm_space_init(struct ddsm_space *s, u64 size, u32 nr_nodes,
+		    u32 node_id, enum ddsm_home_policy policy);
+
+static inline u64 ddsm_gaddr_unit(u64 gaddr)
+{
+	return gaddr >> DDSM_PROTO_UNIT_SHIFT;
+}
+
+static inline u64 ddsm_unit_gaddr(u64 unit)
+{
+	return unit << DDSM_PROTO_UNIT_SHIFT;
+}
+
+static inline bool ddsm_unit_valid(const struct ddsm_space *s, u64 unit)
+{
+	return unit < s->nr_units;
+}
+
+/* Callers check ddsm_unit_valid() first. */
+static inline u32 ddsm_unit_home(const struct ddsm_space *s, u64 unit)
+{
+	if (s->policy == DDSM_HOME_RANGE)
+		return (u32)(unit / s->units_per_node);
+	return (u32)(unit % s->nr_nodes);
+}
+
+/* Index of @unit in its home's local arrays. */
+static inline u64 ddsm_unit_home_index(const struct ddsm_space *s, u64 unit)
+{
+	if (s->policy == DDSM_HOME_RANGE)
+		return unit % s->units_per_node;
+	return unit / s->nr_nodes;
+}
+
+/* Units homed on @node: the length of that node's local arrays. */
+u64 ddsm_space_units_homed(const struct ddsm_space *s, u32 node);
+
+/*
+ * Is [off, off + len) a valid window of the space?  Returns 0, -EINVAL for
+ * zero length or misalignment, -ENXIO when it does not fit (overflow
+ * included).
+ */
+int ddsm_space_check_range(const struct ddsm_space *s, u64 off, u64 len);
+
+#endif /* DDSM_PROTO_SPACE_H */

@@ -1,0 +1,37 @@
+#!/bin/bash
+# Install what building, booting and testing ddsm needs, from Debian's
+# mirror only.  Idempotent: packages already present are not touched, so a
+# second run costs one dpkg query.
+set -euo pipefail
+
+pkgs=(
+	build-essential make gcc pkg-config bc bison flex libelf-dev libssl-dev
+	python3 xz-utils cpio kmod iproute2 busybox-static bash
+	qemu-system-x86 qemu-utils
+	linux-image-amd64 linux-headers-amd64 linux-source-6.1
+	rdma-core ibverbs-utils rdmacm-utils perftest ndctl
+	sparse
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing+=("$p")
+	fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "setup: all ${#pkgs[@]} packages present"
+	exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "setup: need root to install: ${missing[*]}" >&2
+	exit 1
+fi
+
+echo "setup: installing ${#missing[@]} packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q "${missing[@]}"
+echo "setup: done"
