@@ -17,14 +17,17 @@
 #include "ddsm.h"
 #include "trace.h"
 
-/* Has the event we waited for ended (or been replaced)? */
-static bool event_over(struct ddsm_node *n, u64 unit, u32 seq)
+/*
+ * Has the event we waited for ended (or been replaced)?  A load may also
+ * go ahead while an upgrade is in flight: the old copy is still valid.
+ */
+static bool event_over(struct ddsm_node *n, u64 unit, u32 seq, bool write)
 {
 	struct ddsm_cline *l = ddsm_cache_line(&n->cache, unit);
+	u8 state = READ_ONCE(l->state);
 
-	return READ_ONCE(l->seq) != seq ||
-	       ddsm_cstate_stable(READ_ONCE(l->state)) ||
-	       READ_ONCE(l->state) == DDSM_C_SM_AD;
+	return READ_ONCE(l->seq) != seq || ddsm_cstate_stable(state) ||
+	       (!write && state == DDSM_C_SM_AD);
 }
 
 static void count_start(struct ddsm_node *n, const struct ddsm_actions *acts)
@@ -119,14 +122,14 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 			left = 0;
 		else
 			left = wait_event_killable_timeout(*ddsm_cl_wait(n, unit),
-							   event_over(n, unit, seq),
+							   event_over(n, unit, seq, write),
 							   left);
 		if (left == -ERESTARTSYS) {
 			/* Dying task: the receive path finishes the event. */
 			return fault_done(unit, write, mkwrite, waited,
 					  VM_FAULT_SIGBUS);
 		}
-		if (!left && !event_over(n, unit, seq)) {
+		if (!left && !event_over(n, unit, seq, write)) {
 			atomic64_inc(&n->stats.fault_timeouts);
 			pr_warn_ratelimited("ddsm: fault on unit %llu timed out after %u ms\n",
 					    unit, n->fault_timeout_ms);

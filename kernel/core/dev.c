@@ -34,7 +34,8 @@ static int ddsm_mmap(struct file *file, struct vm_area_struct *vma)
 	u64 len = vma->vm_end - vma->vm_start;
 	int ret;
 
-	ret = ddsm_check_mmap_arg(&n->space, !!(vma->vm_flags & VM_SHARED),
+	/* A read-only fd clears VM_SHARED but keeps VM_MAYSHARE: still shared. */
+	ret = ddsm_check_mmap_arg(&n->space, !!(vma->vm_flags & VM_MAYSHARE),
 				  !!(vma->vm_flags & VM_EXEC), off, len);
 	if (ret) {
 		pr_info_ratelimited("ddsm: %s: mmap of [%#llx, +%#llx) flags %#lx refused: %d\n",

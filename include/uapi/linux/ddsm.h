@@ -3,17 +3,22 @@
  * ddsm: distributed shared memory over RDMA -- the user-space ABI.
  *
  * /dev/ddsm is mapped with mmap(MAP_SHARED); the mmap offset is the global
- * address.  Offsets and lengths must be multiples of DDSM_UNIT_SIZE and lie
- * inside the global space (struct ddsm_status.size).
+ * address.  Offsets must be multiples of DDSM_UNIT_SIZE (the kernel rounds
+ * lengths up to whole pages) and the window must lie inside the global
+ * space (struct ddsm_status.size).
  *
- * mmap errors:
- *   EINVAL  MAP_PRIVATE, offset not unit aligned, length 0
- *   ENXIO   [offset, offset + length) does not fit in the global space
- *   EPERM   PROT_EXEC requested
+ * mmap errors, in the order they are checked:
+ *   EINVAL    offset not page aligned, length 0 (the kernel itself)
+ *   EOVERFLOW offset + length wraps around (the kernel itself)
+ *   EINVAL    MAP_PRIVATE
+ *   EPERM     PROT_EXEC requested
+ *   ENXIO     [offset, offset + length) does not fit in the global space
+ * A later mprotect(PROT_EXEC) fails with EACCES.
+ *
  * ioctl errors:
  *   ENOTTY  unknown command
  *   EFAULT  argument pointer not readable/writable
- *   EINVAL  reserved fields not zero, bad flags, bad size field
+ *   EINVAL  reserved fields or flags not zero
  *   ERANGE  index or global address outside the configured range
  */
 #ifndef _UAPI_LINUX_DDSM_H
@@ -24,7 +29,7 @@
 
 #define DDSM_ABI_VERSION	1
 #define DDSM_UNIT_SHIFT		12
-#define DDSM_UNIT_SIZE		(1UL << DDSM_UNIT_SHIFT)
+#define DDSM_UNIT_SIZE		(1ULL << DDSM_UNIT_SHIFT)
 #define DDSM_MAX_NODES		64
 #define DDSM_DEV_NAME		"ddsm"
 
@@ -102,7 +107,7 @@ struct ddsm_peer_info {
 	__u64 bytes_recv;
 	__u64 drops;
 	__u64 retries;
-	char addr[48];
+	char addr[64];
 };
 
 /**
@@ -124,7 +129,7 @@ struct ddsm_home_query {
 
 /* This node's view of one unit, as reported by DDSM_IOC_HOME. */
 enum ddsm_unit_state {
-	DDSM_UNIT_I = 0,	/* invalid: no copy on this node */
+	DDSM_UNIT_I = 0,	/* invalid: no copy on this node (never touched, too) */
 	DDSM_UNIT_S = 1,	/* shared: read-only copy */
 	DDSM_UNIT_M = 2,	/* modified: the only, writable copy */
 	DDSM_UNIT_BUSY = 3,	/* a request is in flight */

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the message codec and validator.  Every field a peer controls is
+ * corrupted in turn and must be refused with the right reason.
+ */
+#include <kunit/test.h>
+#include "../../kernel/proto/msg.h"
+
+#define NODES	3
+#define UNITS	16
+
+struct msg_ctx {
+	struct ddsm_space s;	/* node 1 of 3, interleaved: unit u homed on u % 3 */
+	struct ddsm_wire_msg w;
+	struct ddsm_msg m;
+};
+
+static int msg_init(struct kunit *test)
+{
+	struct msg_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_EQ(test, 0, ddsm_space_init(&c->s, UNITS * 4096ULL, NODES,
+						 1, DDSM_HOME_INTERLEAVE));
+	test->priv = c;
+	return 0;
+}
+
+/* A READ_MISS from node 2 to node 1 for unit 4 (homed on node 1). */
+static struct ddsm_msg good_request(void)
+{
+	struct ddsm_msg m = {
+		.type = DDSM_MSG_READ_MISS, .src = 2, .dst = 1, .requester = 2,
+		.seq = 7, .unit = 4,
+	};
+	return m;
+}
+
+static enum ddsm_msg_verdict roundtrip(struct msg_ctx *c,
+				       const struct ddsm_msg *m, u32 from)
+{
+	ddsm_msg_encode(m, &c->w);
+	return ddsm_msg_decode(&c->s, from, &c->w, sizeof(c->w), &c->m);
+}
+
+static void msg_roundtrip_keeps_fields(struct kunit *test)
+{
+	struct msg_ctx *c = test->priv;
+	struct ddsm_msg m = {
+		.type = DDSM_MSG_ACK, .flags = DDSM_MF_DATA, .state = DDSM_G_S,
+		.src = 0, .dst = 1, .requester = 1, .acks = 3, .seq = 0xfffffffe,
+		.unit = UNITS - 1, .copyset = 0x5,
+	};
+
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(&m, &c->m, sizeof(m)));
+	KUNIT_EXPECT_EQ(test, (u32)32, (u32)DDSM_WIRE_SIZE);
+}
+
+static void msg_rejects_bad_length(struct kunit *test)
+{
+	struct msg_ctx *c = test->priv;
+	struct ddsm_msg m = good_request();
+
+	ddsm_msg_encode(&m, &c->w);
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_LENGTH,
+			ddsm_msg_decode(&c->s, 2, &c->w, sizeof(c->w) - 1, &c->m));
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_LENGTH,
+			ddsm_msg_decode(&c->s, 2, &c->w, 0, &c->m));
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_LENGTH,
+			ddsm_msg_decode(&c->s, 2, &c->w, sizeof(c->w) + 1, &c->m));
+}
+
+static void msg_rejects_bad_header(struct kunit *test)
+{
+	struct msg_ctx *c = test->priv;
+	struct ddsm_msg m = good_request();
+	struct ddsm_wire_msg w;
+
+	ddsm_msg_encode(&m, &w);
+	c->w = w;
+	c->w.magic ^= 0xff;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_HEADER,
+			ddsm_msg_decode(&c->s, 2, &c->w, sizeof(c->w), &c->m));
+	c->w = w;
+	c->w.version++;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_HEADER,
+			ddsm_msg_decode(&c->s, 2, &c->w, sizeof(c->w), &c->m));
+	c->w = w;
+	c->w.reserved0 = cpu_to_le16(1);
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_HEADER,
+			ddsm_msg_decode(&c->s, 2, &c->w, sizeof(c->w), &c->m));
+	c->w = w;
+	c->w.reserved1 = cpu_to_le32(1);
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_HEADER,
+			ddsm_msg_decode(&c->s, 2, &c->w, sizeof(c->w), &c->m));
+}
+
+static void msg_rejects_bad_type(struct kunit *test)
+{
+	struct msg_ctx *c = test->priv;
+	struct ddsm_msg m = good_request();
+
+	m.type = DDSM_MSG_INVALID;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_TYPE, roundtrip(c, &m, 2));
+	m.type = DDSM_MSG_NR;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_TYPE, roundtrip(c, &m, 2));
+	m.type = 0xff;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_TYPE, roundtrip(c, &m, 2));
+}
+
+static void msg_rejects_bad_flags(struct kunit *test)
+{
+	struct msg_ctx *c = test->priv;
+	struct ddsm_msg m = good_request();
+
+	m.flags = 0x80;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FLAGS, roundtrip(c, &m, 2));
+	/* A request never carries data... */
+	m.flags = DDSM_MF_DATA;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FLAGS, roundtrip(c, &m, 2));
+	/* ...and a writeback always does. */
+	m = good_request();
+	m.type = DDSM_MSG_WRITEBACK;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FLAGS, roundtrip(c, &m, 2));
+	m.flags = DDSM_MF_DATA;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 2));
+}
+
+static void msg_rejects_bad_unit(struct kunit *test)
+{
+	struct msg_ctx *c = test->priv;
+	struct ddsm_msg m = good_request();
+
+	m.unit = UNITS;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_UNIT, roundtrip(c, &m, 2));
+	m.unit = ~0ULL;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_UNIT, roundtrip(c, &m, 2));
+}
+
+static void msg_rejects_bad_nodes(struct kunit *test)
+{
+	struct msg_ctx *c = test->priv;
+	struct ddsm_msg m = good_request();
+
+	/* The transport says it came from node 0, the header says 2. */
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	m.dst = 0;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 2));
+	m = good_request();
+	m.src = NODES;
+	m.requester = NODES;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, NODES));
+	/* A request for a unit homed elsewhere (unit 5 lives on node 2). */
+	m = good_request();
+	m.unit = 5;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 2));
+	/* A request on behalf of another node. */
+	m = good_request();
+	m.requester = 0;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 2));
+	/* An INV that does not come from the unit's home (unit 5: node 2). */
+	m = good_request();
+	m.type = DDSM_MSG_INV;
+	m.unit = 5;
+	m.src = 0;
+	m.requester = 0;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	m.src = 2;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 2));
+	/* An ACK for somebody else's event. */
+	m = good_request();
+	m.type = DDSM_MSG_ACK;
+	m.acks = 1;
+	m.requester = 2;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 2));
+	m.requester = 1;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 2));
+}
+
+static void msg_rejects_bad_fields(struct kunit *test)
+{
+	struct msg_ctx *c = test->priv;
+	struct ddsm_msg m = good_request();
+
+	m.state = DDSM_G_M + 1;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FIELD, roundtrip(c, &m, 2));
+	m = good_request();
+	m.copyset = 1ULL << NODES;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FIELD, roundtrip(c, &m, 2));
+	m = good_request();
+	m.acks = NODES + 2;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FIELD, roundtrip(c, &m, 2));
+	/* An ACK must count at least itself. */
+	m = good_request();
+	m.type = DDSM_MSG_ACK;
+	m.requester = 1;
+	m.acks = 0;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FIELD, roundtrip(c, &m, 2));
+	/* A NACK needs a reason, and nothing else may carry one. */
+	m = good_request();
+	m.type = DDSM_MSG_NACK;
+	m.src = 1;
+	m.requester = 1;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FIELD, roundtrip(c, &m, 1));
+	m.err = EBUSY;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 1));
+	m = good_request();
+	m.err = EBUSY;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FIELD, roundtrip(c, &m, 2));
+}
+
+/* Random bytes almost never pass; none may pass with a wrong length. */
+static void msg_survives_garbage(struct kunit *test)
+{
+	struct msg_ctx *c = test->priv;
+	u8 buf[DDSM_WIRE_SIZE];
+	u32 seed = 12345, i, j, ok = 0;
+
+	for (i = 0; i < 20000; i++) {
+		for (j = 0; j < sizeof(buf); j++) {
+			seed = seed * 1103515245 + 12345;
+			buf[j] = seed >> 16;
+		}
+		if (ddsm_msg_decode(&c->s, seed % NODES, buf, sizeof(buf),
+				    &c->m) == DDSM_MSG_OK)
+			ok++;
+	}
+	/* The magic byte alone lets through at most 1/256. */
+	KUNIT_EXPECT_LT(test, ok, 20000U / 256 + 1);
+	KUNIT_EXPECT_EQ(test, ok, 0U);
+}
+
+static void msg_names(struct kunit *test)
+{
+	KUNIT_EXPECT_STREQ(test, "READ_MISS",
+			   ddsm_msg_type_name(DDSM_MSG_READ_MISS));
+	KUNIT_EXPECT_STREQ(test, "?", ddsm_msg_type_name(200));
+	KUNIT_EXPECT_STREQ(test, "bad unit",
+			   ddsm_msg_verdict_name(DDSM_MSG_BAD_UNIT));
+}
+
+static struct kunit_case msg_cases[] = {
+	KUNIT_CASE(msg_roundtrip_keeps_fields),
+	KUNIT_CASE(msg_rejects_bad_length),
+	KUNIT_CASE(msg_rejects_bad_header),
+	KUNIT_CASE(msg_rejects_bad_type),
+	KUNIT_CASE(msg_rejects_bad_flags),
+	KUNIT_CASE(msg_rejects_bad_unit),
+	KUNIT_CASE(msg_rejects_bad_nodes),
+	KUNIT_CASE(msg_rejects_bad_fields),
+	KUNIT_CASE(msg_survives_garbage),
+	KUNIT_CASE(msg_names),
+	{}
+};
+
+static struct kunit_suite msg_suite = {
+	.name = "ddsm_msg",
+	.init = msg_init,
+	.test_cases = msg_cases,
+};
+kunit_test_suite(msg_suite);
+
+MODULE_LICENSE("GPL");

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ddsmctl: show the state of the local ddsm node.
+ *
+ *   ddsmctl [-d DEV] status        node, peers, geometry, counters
+ *   ddsmctl [-d DEV] home GADDR    home node, unit and local state of GADDR
+ *   ddsmctl help
+ *
+ * Exit: 0 ok, 1 runtime error (message on stderr), 2 usage error.
+ * The output is meant for people and for grep in the guest scripts, so
+ * every value sits on its own "key: value" line with a fixed key.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libddsm.h"
+
+#define EXIT_RUNTIME	1
+#define EXIT_USAGE	2
+
+static const char *prog = "ddsmctl";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s [-d DEVICE] COMMAND\n"
+		"commands:\n"
+		"  status         node id, peers, space geometry and counters\n"
+		"  home GADDR     home node, unit and local cache state of a\n"
+		"                 global address (decimal, 0x hex, K/M/G suffix)\n"
+		"  help           this text\n"
+		"DEVICE defaults to %s.\n", prog, DDSM_DEFAULT_PATH);
+}
+
+static int fail(const char *what, const char *dev)
+{
+	fprintf(stderr, "%s: %s %s: %s\n", prog, what, dev, strerror(errno));
+	return EXIT_RUNTIME;
+}
+
+/* Parse an unsigned 64-bit number with an optional binary suffix. */
+static int parse_u64(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	if (!*s || *s == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	}
+	if (*end || (shift && v > (UINT64_MAX >> shift)))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+static void print_peer(const struct ddsm_peer_info *pi)
+{
+	/* addr is NUL terminated by contract; do not trust it blindly. */
+	printf("  peer %u: node %u state %s addr %.*s msgs %" PRIu64 "/%" PRIu64
+	       " bytes %" PRIu64 "/%" PRIu64 " drops %" PRIu64
+	       " retries %" PRIu64 "\n",
+	       pi->index, pi->node_id, ddsm_peer_state_name(pi->state),
+	       (int)strnlen(pi->addr, sizeof(pi->addr)),
+	       pi->addr[0] ? pi->addr : "-",
+	       (uint64_t)pi->msgs_sent, (uint64_t)pi->msgs_recv,
+	       (uint64_t)pi->bytes_sent, (uint64_t)pi->bytes_recv,
+	       (uint64_t)pi->drops, (uint64_t)pi->retries);
+}
+
+static int cmd_status(struct ddsm *d, const char *dev)
+{
+	struct ddsm_status st;
+	struct ddsm_peer_info pi;
+	uint32_t i;
+
+	if (ddsm_status(d, &st))
+		return fail("status", dev);
+
+	printf("abi version: %u\n", st.abi_version);
+	printf("node id: %u\n", st.node_id);
+	printf("nr nodes: %u\n", st.nr_nodes);
+	printf("peers: (sent/recv)\n");
+	for (i = 0; i < st.nr_nodes; i++) {
+		if (ddsm_peer(d, i, &pi)) {
+			fflush(stdout);
+			fprintf(stderr, "%s: peer %u on %s: %s\n", prog, i, dev,
+				strerror(errno));
+			return EXIT_RUNTIME;
+		}
+		print_peer(&pi);
+	}
+	printf("space size: %" PRIu64 " (%" PRIu64 " MiB)\n",
+	       (uint64_t)st.size, (uint64_t)st.size >> 20);
+	printf("unit size: %u\n", st.unit_size);
+	if (st.frames_limit)
+		printf("frames limit: %" PRIu64 "\n", (uint64_t)st.frames_limit);
+	else
+		printf("frames limit: 0 (none)\n");
+
+#define C(field) printf(#field ": %" PRIu64 "\n", (uint64_t)st.field)
+	C(faults_read);
+	C(faults_write);
+	C(upgrades);
+	C(remaps);
+	C(pages_resident);
+	C(msgs_sent);
+	C(msgs_recv);
+	C(msgs_dropped);
+	C(mappings);
+	C(fault_timeouts);
+#undef C
+	return 0;
+}
+
+static int cmd_home(struct ddsm *d, const char *dev, uint64_t gaddr)
+{
+	struct ddsm_home_query q;
+
+	if (ddsm_home(d, gaddr, &q)) {
+		fprintf(stderr, "%s: home 0x%" PRIx64 " on %s: %s\n", prog,
+			gaddr, dev, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	printf("gaddr: 0x%" PRIx64 "\n", (uint64_t)q.gaddr);
+	printf("home: %u\n", q.home);
+	printf("unit: %" PRIu64 "\n", (uint64_t)q.unit);
+	printf("state: %s\n", ddsm_unit_state_name(q.state));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *dev = DDSM_DEFAULT_PATH;
+	const char *cmd;
+	struct ddsm d;
+	uint64_t gaddr = 0;
+	int argi = 1, ret;
+
+	if (argc > 0 && argv[0] && argv[0][0])
+		prog = argv[0];
+
+	if (argi < argc && !strcmp(argv[argi], "-d")) {
+		if (argi + 1 >= argc) {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+		dev = argv[argi + 1];
+		argi += 2;
+	}
+	if (argi >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	cmd = argv[argi++];
+
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "-h") ||
+	    !strcmp(cmd, "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	/* Validate the command line before touching the device. */
+	if (!strcmp(cmd, "status")) {
+		if (argi != argc)
+			goto bad;
+	} else if (!strcmp(cmd, "home")) {
+		if (argi + 1 != argc)
+			goto bad;
+		if (parse_u64(argv[argi], &gaddr)) {
+			fprintf(stderr, "%s: bad global address '%s'\n", prog,
+				argv[argi]);
+			goto bad;
+		}
+	} else {
+		fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
+		goto bad;
+	}
+
+	if (ddsm_open(&d, dev))
+		return fail("open", dev);
+	if (!strcmp(cmd, "status"))
+		ret = cmd_status(&d, dev);
+	else
+		ret = cmd_home(&d, dev, gaddr);
+	ddsm_close(&d);
+	if (fflush(stdout) == EOF && !ret) {
+		fprintf(stderr, "%s: write: %s\n", prog, strerror(errno));
+		ret = EXIT_RUNTIME;
+	}
+	return ret;
+
+bad:
+	usage(stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libddsm: one system call per function, errno passed through untouched so
+ * that callers (and the tests) see exactly what the module decided.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "libddsm.h"
+
+static void ddsm_cache(struct ddsm *d, const struct ddsm_status *st)
+{
+	d->node_id = st->node_id;
+	d->nr_nodes = st->nr_nodes;
+	d->unit_size = st->unit_size;
+	d->size = st->size;
+}
+
+int ddsm_open(struct ddsm *d, const char *path)
+{
+	struct ddsm_status st;
+	int err;
+
+	if (!d) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(d, 0, sizeof(*d));
+	d->fd = open(path ? path : DDSM_DEFAULT_PATH, O_RDWR | O_CLOEXEC);
+	if (d->fd < 0)
+		return -1;
+
+	/* Reading the status both fills the cache and proves it is ddsm. */
+	if (ioctl(d->fd, DDSM_IOC_STATUS, &st) < 0)
+		goto fail;
+	if (st.abi_version != DDSM_ABI_VERSION) {
+		errno = EPROTO;
+		goto fail;
+	}
+	ddsm_cache(d, &st);
+	return 0;
+
+fail:
+	err = errno;
+	close(d->fd);
+	d->fd = -1;
+	errno = err;
+	return -1;
+}
+
+void *ddsm_map(struct ddsm *d, uint64_t gaddr, size_t len, int prot)
+{
+	void *p;
+
+	if (!d) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/*
+	 * No range checks here: the module is the authority, and checking
+	 * twice would hide its errno behind ours.  off_t is signed, but the
+	 * kernel reads the offset as unsigned, so the cast loses nothing.
+	 */
+	p = mmap(NULL, len, prot, MAP_SHARED, d->fd, (off_t)gaddr);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int ddsm_unmap(struct ddsm *d, void *addr, size_t len)
+{
+	(void)d;	/* kept in the API for symmetry and future bookkeeping */
+	return munmap(addr, len);
+}
+
+int ddsm_close(struct ddsm *d)
+{
+	int fd;
+
+	if (!d) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = d->fd;
+	if (fd < 0)
+		return 0;
+	d->fd = -1;
+	/* Linux releases the descriptor even when close() reports an error. */
+	return close(fd);
+}
+
+int ddsm_status(struct ddsm *d, struct ddsm_status *st)
+{
+	if (!d || !st) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (ioctl(d->fd, DDSM_IOC_STATUS, st) < 0)
+		return -1;
+	ddsm_cache(d, st);
+	return 0;
+}
+
+int ddsm_peer(struct ddsm *d, uint32_t index, struct ddsm_peer_info *pi)
+{
+	if (!d || !pi) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(pi, 0, sizeof(*pi));
+	pi->index = index;
+	return ioctl(d->fd, DDSM_IOC_PEER, pi) < 0 ? -1 : 0;
+}
+
+int ddsm_home(struct ddsm *d, uint64_t gaddr, struct ddsm_home_query *q)
+{
+	if (!d || !q) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(q, 0, sizeof(*q));
+	q->gaddr = gaddr;
+	return ioctl(d->fd, DDSM_IOC_HOME, q) < 0 ? -1 : 0;
+}
+
+const char *ddsm_peer_state_name(uint32_t state)
+{
+	switch (state) {
+	case DDSM_PEER_SELF:		return "self";
+	case DDSM_PEER_DOWN:		return "down";
+	case DDSM_PEER_CONNECTING:	return "connecting";
+	case DDSM_PEER_UP:		return "up";
+	case DDSM_PEER_DEAD:		return "dead";
+	}
+	return "unknown";
+}
+
+const char *ddsm_unit_state_name(uint32_t state)
+{
+	switch (state) {
+	case DDSM_UNIT_I:	return "I";
+	case DDSM_UNIT_S:	return "S";
+	case DDSM_UNIT_M:	return "M";
+	case DDSM_UNIT_BUSY:	return "busy";
+	}
+	return "unknown";
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libddsm: a thin C wrapper around /dev/ddsm (see <linux/ddsm.h>).
+ *
+ * The library adds no policy: every call is one system call on the device,
+ * so errno is whatever the module (or the kernel in front of it) returned.
+ * Conventions: functions returning int give 0 on success and -1 with errno
+ * set on failure; ddsm_map() gives NULL (not MAP_FAILED) with errno set.
+ * A struct ddsm is not locked: share one between threads only if the
+ * caller serialises ddsm_open()/ddsm_close() against the other calls.
+ */
+#ifndef LIBDDSM_H
+#define LIBDDSM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/ddsm.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DDSM_DEFAULT_PATH	"/dev/" DDSM_DEV_NAME
+
+/**
+ * struct ddsm - an open handle on /dev/ddsm
+ * @fd:		the device file descriptor, -1 when closed
+ * @node_id:	this node's id, read at open time
+ * @nr_nodes:	nodes in the cluster, read at open time
+ * @unit_size:	coherence unit in bytes, read at open time
+ * @size:	bytes of global space, read at open time
+ *
+ * The geometry fields are a cache of DDSM_IOC_STATUS taken by ddsm_open()
+ * (and refreshed by every ddsm_status()) so that callers can lay out their
+ * windows without an ioctl per decision.  They never change while the
+ * module stays loaded.
+ */
+struct ddsm {
+	int fd;
+	uint32_t node_id;
+	uint32_t nr_nodes;
+	uint32_t unit_size;
+	uint64_t size;
+};
+
+/**
+ * ddsm_open() - open the device and read its geometry
+ * @d:		handle to fill in
+ * @path:	device node, NULL for /dev/ddsm
+ *
+ * Opens read-write with O_CLOEXEC, then issues DDSM_IOC_STATUS.
+ * Return: 0, or -1 with errno: the open(2) errors (ENOENT when the module is
+ * not loaded, EACCES without permission), ENOTTY if @path is not a ddsm
+ * device, EPROTO if the module speaks another DDSM_ABI_VERSION, EINVAL if
+ * @d is NULL.  On failure @d->fd is -1 and nothing stays open.
+ */
+int ddsm_open(struct ddsm *d, const char *path);
+
+/**
+ * ddsm_map() - map a window of the global space
+ * @d:		open handle
+ * @gaddr:	global address of the window, a multiple of the unit size
+ * @len:	bytes, > 0 (the kernel rounds it up to whole pages)
+ * @prot:	PROT_READ and/or PROT_WRITE (PROT_EXEC is refused)
+ *
+ * Always MAP_SHARED: stores are visible to every other mapping of the same
+ * global addresses.  The mapping survives ddsm_close().
+ * Return: the address, or NULL with errno: EINVAL (misaligned @gaddr, zero
+ * @len), ENXIO (window outside the space), EOVERFLOW (@gaddr + @len wraps:
+ * the kernel refuses it before the module sees it), EPERM (PROT_EXEC),
+ * EBADF (handle closed), ENOMEM (no address space).
+ */
+void *ddsm_map(struct ddsm *d, uint64_t gaddr, size_t len, int prot);
+
+/**
+ * ddsm_unmap() - undo ddsm_map()
+ * @d:		the handle used to map (may already be closed)
+ * @addr:	address returned by ddsm_map()
+ * @len:	the length given to ddsm_map()
+ *
+ * Return: 0, or -1 with errno EINVAL (@addr not page aligned, @len 0).
+ */
+int ddsm_unmap(struct ddsm *d, void *addr, size_t len);
+
+/**
+ * ddsm_close() - close the device descriptor
+ * @d:		handle; closing a closed handle is a no-op returning 0
+ *
+ * Live mappings keep the module pinned until they are unmapped.
+ * Return: 0, or -1 with errno from close(2) (the fd is released anyway).
+ */
+int ddsm_close(struct ddsm *d);
+
+/**
+ * ddsm_status() - read node-wide state and counters (DDSM_IOC_STATUS)
+ * @d:		open handle
+ * @st:		filled in on success; the cached geometry in @d is refreshed
+ *
+ * Return: 0, or -1 with errno EBADF (closed), EFAULT (@st unwritable),
+ * EINVAL (NULL argument).
+ */
+int ddsm_status(struct ddsm *d, struct ddsm_status *st);
+
+/**
+ * ddsm_peer() - describe one node of the cluster (DDSM_IOC_PEER)
+ * @d:		open handle
+ * @index:	0 .. nr_nodes - 1 (not necessarily equal to the node id)
+ * @pi:		filled in on success (input fields are set by the library)
+ *
+ * Return: 0, or -1 with errno ERANGE (@index >= nr_nodes), EBADF, EFAULT,
+ * EINVAL (NULL argument).
+ */
+int ddsm_peer(struct ddsm *d, uint32_t index, struct ddsm_peer_info *pi);
+
+/**
+ * ddsm_home() - find the home node and local state of an address
+ * @d:		open handle
+ * @gaddr:	any byte of the global space
+ * @q:		filled in on success: home node, unit number, cache state
+ *
+ * Return: 0, or -1 with errno ERANGE (@gaddr >= size), EBADF, EFAULT,
+ * EINVAL (NULL argument).
+ */
+int ddsm_home(struct ddsm *d, uint64_t gaddr, struct ddsm_home_query *q);
+
+/**
+ * ddsm_peer_state_name() - printable name of an enum ddsm_peer_state
+ * Return: "self", "down", "connecting", "up", "dead", or "unknown";
+ * never NULL, static storage.
+ */
+const char *ddsm_peer_state_name(uint32_t state);
+
+/**
+ * ddsm_unit_state_name() - printable name of an enum ddsm_unit_state
+ * Return: "I", "S", "M", "busy", or "unknown"; never NULL, static storage.
+ */
+const char *ddsm_unit_state_name(uint32_t state);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBDDSM_H */
