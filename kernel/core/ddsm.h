@@ -59,10 +59,10 @@ struct ddsm_node {
 	struct ddsm_transport *tp;
 	struct ddsm_stats stats;
 
-	struct mutex rx_lock;
+	struct mutex rx_lock;		/* the receive path, in arrival order */
 	struct ddsm_action *rx_actions;	/* DDSM_MAX_ACTIONS, under rx_lock */
 
-	struct mutex cl_locks[DDSM_CL_LOCKS];
+	struct mutex cl_locks[DDSM_CL_LOCKS];	/* cache line -> PTE, see above */
 	wait_queue_head_t cl_waits[DDSM_CL_LOCKS];
 
 	struct inode *inode;		/* owns the module-wide mapping */

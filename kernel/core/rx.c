@@ -81,7 +81,7 @@ static bool home_frame_ready(struct ddsm_node *n, const struct ddsm_msg *m)
 	if (m->type != DDSM_MSG_READ_MISS && m->type != DDSM_MSG_WRITE_MISS &&
 	    m->type != DDSM_MSG_WRITE_SHARED)
 		return true;
-	return ddsm_frame_get(n, m->unit, GFP_KERNEL) != NULL;
+	return !!ddsm_frame_get(n, m->unit, GFP_KERNEL);
 }
 
 static void refuse(struct ddsm_node *n, const struct ddsm_msg *req, u8 err,

@@ -8,7 +8,6 @@
  * instead of silently becoming writable.
  */
 #include <linux/mm.h>
-#include <linux/version.h>
 #include "mm.h"
 #include "../core/ddsm.h"
 
@@ -52,7 +51,7 @@ static const struct vm_operations_struct ddsm_vm_ops = {
 static void set_vma_flags(struct vm_area_struct *vma, unsigned long set,
 			  unsigned long clear)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#ifdef DDSM_HAVE_VM_FLAGS_MOD	/* set by Kbuild: vm_flags is const from 6.3 */
 	vm_flags_mod(vma, set, clear);
 #else
 	vma->vm_flags = (vma->vm_flags | set) & ~clear;

@@ -58,7 +58,7 @@ struct page *ddsm_frame_get(struct ddsm_node *n, u64 unit, gfp_t gfp)
 
 	if (!slot)
 		return NULL;
-	page = smp_load_acquire(slot);
+	page = smp_load_acquire(slot);	/* see ddsm_frame_peek() */
 	if (page)
 		return page;
 
@@ -68,6 +68,7 @@ struct page *ddsm_frame_get(struct ddsm_node *n, u64 unit, gfp_t gfp)
 	spin_lock(&n->frames.lock);
 	old = *slot;
 	if (!old) {
+		/* Publish only a fully zeroed page to lockless readers. */
 		smp_store_release(slot, page);
 		atomic64_inc(&n->frames.resident);
 	}

@@ -24,7 +24,7 @@ struct loop_item {
 
 struct loop_transport {
 	struct ddsm_transport t;
-	spinlock_t lock;
+	spinlock_t lock;	/* queue and dying */
 	struct list_head queue;
 	struct work_struct work;
 	struct workqueue_struct *wq;

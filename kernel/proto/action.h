@@ -12,8 +12,8 @@
 #include "msg.h"
 
 enum ddsm_act_type {
-	DDSM_ACT_SEND = 1,	/* send @msg; with DDSM_MF_DATA, the unit's local frame too */
-	DDSM_ACT_STORE,		/* copy the data that came with the message being handled into the local frame */
+	DDSM_ACT_SEND = 1,	/* send @msg, with the local frame if DDSM_MF_DATA */
+	DDSM_ACT_STORE,		/* the data that came with this message -> local frame */
 	DDSM_ACT_ZAP,		/* remove every PTE of @unit on this node */
 	DDSM_ACT_WAKE,		/* the event on @unit ended: wake its waiters */
 	DDSM_ACT_FREE_FRAME,	/* this node no longer caches @unit */

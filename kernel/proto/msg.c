@@ -71,7 +71,8 @@ static bool nodes_fit(const struct ddsm_space *s, const struct ddsm_msg *m,
 
 static bool fields_fit(const struct ddsm_space *s, const struct ddsm_msg *m)
 {
-	u64 node_mask = s->nr_nodes >= 64 ? ~0ULL : (1ULL << s->nr_nodes) - 1;
+	u64 node_mask = s->nr_nodes >= 64 ? ~0ULL : BIT_ULL(s->nr_nodes) - 1;
+	bool is_nack;
 
 	if (m->state > DDSM_G_M)
 		return false;
@@ -82,7 +83,9 @@ static bool fields_fit(const struct ddsm_space *s, const struct ddsm_msg *m)
 		return false;
 	if (m->type == DDSM_MSG_ACK && !m->acks)
 		return false;
-	if ((m->type == DDSM_MSG_NACK) != (m->err != 0))
+	/* A NACK needs a reason, and nothing else carries one. */
+	is_nack = m->type == DDSM_MSG_NACK;
+	if (is_nack != !!m->err)
 		return false;
 	return true;
 }

@@ -15,7 +15,7 @@
 #include "shim.h"
 
 #define DDSM_PROTO_UNIT_SHIFT	12
-#define DDSM_PROTO_UNIT_SIZE	(1ULL << DDSM_PROTO_UNIT_SHIFT)
+#define DDSM_PROTO_UNIT_SIZE	BIT_ULL(DDSM_PROTO_UNIT_SHIFT)
 #define DDSM_PROTO_MAX_NODES	64
 
 enum ddsm_home_policy {

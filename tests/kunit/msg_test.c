@@ -259,6 +259,7 @@ static struct kunit_suite msg_suite = {
 	.init = msg_init,
 	.test_cases = msg_cases,
 };
+
 kunit_test_suite(msg_suite);
 
 MODULE_LICENSE("GPL");

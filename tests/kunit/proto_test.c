@@ -565,6 +565,7 @@ static struct kunit_suite proto_suite = {
 	.name = "ddsm_proto",
 	.test_cases = proto_cases,
 };
+
 kunit_test_suite(proto_suite);
 
 MODULE_LICENSE("GPL");

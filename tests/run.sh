@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The whole test suite: KUnit over the pure sources, then the VM tests.
+# Every component prints TAP-like lines ("ok - ..." / "not ok - ..."),
+# possibly behind a "[nI] " node prefix; this script counts them and ends
+# with one "N passed, N failed" line.  A component that dies without saying
+# why counts as one failure, as does one that reports no test at all.
+#
+# Expects `make stage` to have run (the Makefile's `check` target does).
+# Variables: BUILD_DIR (default ./build), DDSM_TESTS (space-separated subset
+# of: kunit one_node three_node; default all).
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$ROOT/build}
+RESULTS=$BUILD_DIR/results
+DDSM_TESTS=${DDSM_TESTS:-"kunit one_node three_node"}
+export BUILD_DIR
+mkdir -p "$RESULTS"
+
+passed=0
+failed=0
+failures=()
+
+# run_component NAME COMMAND...: run it, stream its output, count its lines.
+run_component() {
+	local name=$1 log=$RESULTS/$1.log rc ok nok t0=$SECONDS
+	shift
+	echo "=== $name: $*"
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	ok=$(grep -cE '^(\[n[0-9]+\] )?ok ' "$log")
+	nok=$(grep -cE '^(\[n[0-9]+\] )?not ok ' "$log")
+	passed=$((passed + ok))
+	failed=$((failed + nok))
+	while IFS= read -r line; do
+		failures+=("$name: $line")
+	done < <(grep -E '^(\[n[0-9]+\] )?not ok ' "$log")
+	if [ "$rc" -ne 0 ] && [ "$nok" -eq 0 ]; then
+		failed=$((failed + 1))
+		failures+=("$name: exited with status $rc without naming a failed test")
+	elif [ "$ok" -eq 0 ] && [ "$nok" -eq 0 ]; then
+		failed=$((failed + 1))
+		failures+=("$name: ran no test")
+	fi
+	echo "=== $name: $ok passed, $nok failed, exit $rc, $((SECONDS - t0)) s"
+}
+
+for t in $DDSM_TESTS; do
+	case $t in
+	kunit)
+		run_component kunit bash "$ROOT/tests/kunit/run.sh" ;;
+	one_node)
+		run_component one_node bash "$ROOT/qemu/cluster.sh" -n 1 -t 600 \
+			--name one-node -- bash /ddsm/tests/one_node.sh ;;
+	three_node)
+		run_component three_node bash "$ROOT/qemu/cluster.sh" -n 3 -t 600 \
+			--name three-node -- bash /ddsm/tests/rdma_mesh.sh ;;
+	*)
+		echo "unknown test component: $t" >&2
+		failed=$((failed + 1))
+		failures+=("$t: unknown test component") ;;
+	esac
+done
+
+if [ ${#failures[@]} -gt 0 ]; then
+	echo "=== failures:"
+	printf '  %s\n' "${failures[@]}"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
