@@ -96,7 +96,7 @@ static void test_mmap(struct ddsm *d, const struct ddsm_status *st,
 	int fd = d->fd;
 	uint64_t size = st->size;
 	char *p, *last;
-	int rofd;
+	int rofd, rc, err;
 
 	/* Controls: legal windows at both ends of the space. */
 	p = raw_mmap(UNIT, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -165,10 +165,14 @@ static void test_mmap(struct ddsm *d, const struct ddsm_status *st,
 	    "control: mprotect(PROT_READ) on a ddsm mapping");
 	tap(mprotect(p, UNIT, PROT_READ | PROT_WRITE) == 0,
 	    "control: mprotect back to PROT_READ|PROT_WRITE");
-	/* The module clears VM_MAYEXEC, so mprotect refuses the upgrade. */
+	/*
+	 * The module clears VM_MAYEXEC, so mprotect refuses the upgrade.
+	 * Call first, then read errno: argument order is unspecified.
+	 */
+	rc = mprotect(p, UNIT, PROT_READ | PROT_EXEC);
+	err = errno;
 	expect_err("mprotect(PROT_READ|PROT_EXEC) on a ddsm mapping",
-		   mprotect(p, UNIT, PROT_READ | PROT_EXEC) != 0, errno,
-		   EACCES);
+		   rc != 0, err, EACCES);
 	munmap(p, UNIT);
 }
 
