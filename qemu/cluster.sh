@@ -133,8 +133,15 @@ for ((i = 0; i < CL_N; i++)); do
 	s=${state[i]} extra=
 	[ "$s" = "exit 0" ] && ok=$((ok + 1)) || rc=1
 	[ -n "${t_end[i]:-}" ] && extra=" after $((t_end[i] - t_go[i]))s"
-	grep -qE 'Oops|BUG:|Kernel panic|WARNING:' "$CL_LOG/node$i.console" &&
+	# A kernel splat fails the run even if the command exited 0.
+	if grep -qE 'Oops|BUG:|Kernel panic|WARNING:|INFO: task .* blocked' \
+		"$CL_LOG/node$i.console"; then
 		extra+=" (kernel Oops/BUG/WARNING: see node$i.console)"
+		echo "not ok - node$i: kernel console free of Oops/BUG/WARNING"
+		grep -m 5 -E 'Oops|BUG:|Kernel panic|WARNING:|INFO: task .* blocked' \
+			"$CL_LOG/node$i.console" | sed "s/^/# node$i: /"
+		rc=1
+	fi
 	case $s in
 	timeout) s="TIMEOUT (limit ${CL_TIMEOUT}s)" ;;
 	crashed) s="CRASHED (QEMU exited before the command finished)" ;;

@@ -12,9 +12,7 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
 echo "demo: booting $N QEMU nodes with soft-RoCE (TCG: expect ~15-30 s)..."
-# The guest sees only what is in the command string, so pass the opt-in on.
-cmd="DDSM_DEMO_ALLOW_MISSING=${DDSM_DEMO_ALLOW_MISSING:-0} demo.sh"
-"$HERE/cluster.sh" -n "$N" -t "${DEMO_TIMEOUT:-300}" --name demo -- "$cmd" |
+"$HERE/cluster.sh" -n "$N" -t "${DEMO_TIMEOUT:-300}" --name demo -- demo.sh |
 	tee "$out"
 rc=${PIPESTATUS[0]}
 

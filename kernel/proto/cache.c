@@ -213,13 +213,18 @@ static int handle_inv(struct ddsm_cache *c, struct ddsm_cline *l,
 		l->state = DDSM_C_IM_AD;
 		break;
 	case DDSM_C_SI_A:
+	case DDSM_C_MI_A:
+		/*
+		 * Already zapped and leaving.  MI_A is here when a FETCH made
+		 * home count this node as a sharer before its EVICT arrived.
+		 */
 		break;
 	default:
 		c->stats.proto_errors++;
 		ret = -EPROTO;
 		break;
 	}
-	if (!ret && l->state != DDSM_C_SI_A) {
+	if (!ret && l->state != DDSM_C_SI_A && l->state != DDSM_C_MI_A) {
 		l->gen++;
 		ddsm_act_add(acts, DDSM_ACT_ZAP, m->unit);
 	}

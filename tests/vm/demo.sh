@@ -5,8 +5,6 @@
 # soft-RoCE device, load ddsm, let two processes share data through
 # /dev/ddsm, show ddsmctl status, and do a 4 KiB rping with the next node.
 # TAP-like output; non-zero exit if any step failed.
-# DDSM_DEMO_ALLOW_MISSING=1 turns a missing test program into a skip
-# (only for testing the harness before those programs exist).
 
 ME=${DDSM_NODE_ID:?} N=${DDSM_NR_NODES:?}
 IFS=, read -ra IPS <<<"${DDSM_NODE_IPS:?}"
@@ -14,14 +12,12 @@ failed=0
 ok() { echo "ok - node$ME: $*"; }
 nok() { echo "not ok - node$ME: $*"; failed=1; }
 step() { echo "# --- node$ME: $*"; }
-# run_prog DESCRIPTION PROG ARGS...: run a project program, tolerate absence
-# only when asked to.
+
+# run_prog DESCRIPTION PROG ARGS...
 run_prog() {
 	local d=$1
 	shift
-	if [ ! -x "$1" ] && [ "${DDSM_DEMO_ALLOW_MISSING:-0}" = 1 ]; then
-		echo "ok - node$ME: $d # SKIP $1 not built yet"
-	elif "$@"; then
+	if "$@"; then
 		ok "$d"
 	else
 		nok "$d (exit $?)"
