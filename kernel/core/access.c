@@ -114,8 +114,17 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 		mutex_unlock(cl);
 
 		count_start(n, &acts);
-		ddsm_run_actions(n, &acts, NULL);
 		waited = true;
+		if (ddsm_run_actions(n, &acts, NULL)) {
+			/* The home is unreachable: fail the event, not just this fault. */
+			ddsm_actions_init(&acts, buf, ARRAY_SIZE(buf));
+			mutex_lock(cl);
+			ddsm_cache_home_lost(&n->cache, unit, EHOSTDOWN, &acts);
+			mutex_unlock(cl);
+			ddsm_run_actions(n, &acts, NULL);
+			return fault_done(unit, write, mkwrite, waited,
+					  VM_FAULT_SIGBUS);
+		}
 
 		left = (long)deadline - (long)jiffies;
 		if (left <= 0)

@@ -48,6 +48,8 @@ struct ddsm_stats {
 	atomic64_t proto_errors;
 	atomic64_t mappings;
 	atomic64_t fault_timeouts;
+	atomic64_t peer_ups;
+	atomic64_t peer_downs;
 	atomic64_t drops[DDSM_MSG_VERDICT_NR];
 };
 
@@ -93,8 +95,9 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 /* core/rx.c: the receive path and action execution. */
 void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
 	     struct page *data);
-void ddsm_run_actions(struct ddsm_node *n, struct ddsm_actions *acts,
-		      struct page *data);
+int ddsm_run_actions(struct ddsm_node *n, struct ddsm_actions *acts,
+		     struct page *data);
+void ddsm_peer_event(void *ctx, u32 node, bool up);
 
 /* core/dev.c */
 int ddsm_dev_register(struct ddsm_node *n, umode_t mode);

@@ -16,6 +16,8 @@
 #include <linux/pseudo_fs.h>
 #include <linux/fs.h>
 #include <linux/string.h>
+#include <linux/inet.h>
+#include <linux/debugfs.h>
 #include "ddsm.h"
 
 #define DDSM_FS_MAGIC		0x6464736d	/* "ddsm" */
@@ -26,6 +28,14 @@ static unsigned long long size = 256ULL << 20;
 static ushort mode = 0600;
 static unsigned int fault_timeout_ms = 10000;
 static char *home_policy = "interleave";
+static unsigned int node_id;
+static char *nodes = "";
+static ushort port = 18515;
+static unsigned int heartbeat_ms = 200;
+static unsigned int peer_timeout_ms = 3000;
+static unsigned int reconnect_ms = 1000;
+static unsigned int rdma_frames = 256;
+static bool inject;
 
 static int size_set(const char *val, const struct kernel_param *kp)
 {
@@ -56,8 +66,25 @@ module_param(fault_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(fault_timeout_ms, "A fault waiting longer than this gets SIGBUS (default 10000)");
 module_param(home_policy, charp, 0444);
 MODULE_PARM_DESC(home_policy, "Unit placement: interleave (round robin) or range (contiguous slices)");
+module_param(node_id, uint, 0444);
+MODULE_PARM_DESC(node_id, "This node's index in nodes= (default 0)");
+module_param(nodes, charp, 0444);
+MODULE_PARM_DESC(nodes, "IPv4 addresses of all nodes, comma separated, index = node id; empty: one node");
+module_param(port, ushort, 0444);
+MODULE_PARM_DESC(port, "rdma_cm port every node listens on (default 18515)");
+module_param(heartbeat_ms, uint, 0444);
+MODULE_PARM_DESC(heartbeat_ms, "Send a heartbeat after this long without traffic (default 200)");
+module_param(peer_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(peer_timeout_ms, "Declare a silent peer dead after this long (default 3000)");
+module_param(reconnect_ms, uint, 0444);
+MODULE_PARM_DESC(reconnect_ms, "Retry a lost connection this often (default 1000)");
+module_param(rdma_frames, uint, 0444);
+MODULE_PARM_DESC(rdma_frames, "Pages in the frame pool peers may read and write (default 256, at most 512)");
+module_param(inject, bool, 0444);
+MODULE_PARM_DESC(inject, "Test only: debugfs ddsm/inject sends malformed messages (default off)");
 
 static struct vfsmount *ddsm_mnt;
+static struct dentry *ddsm_debugfs;
 static int ddsm_mnt_count;
 static struct ddsm_node *ddsm_node;
 
@@ -123,7 +150,7 @@ static void ddsm_node_free(struct ddsm_node *n)
 	kfree(n);
 }
 
-static struct ddsm_node *ddsm_node_alloc(void)
+static struct ddsm_node *ddsm_node_alloc(u32 nr_nodes)
 {
 	enum ddsm_home_policy policy;
 	struct ddsm_dir_entry *entries;
@@ -141,9 +168,10 @@ static struct ddsm_node *ddsm_node_alloc(void)
 	n = kzalloc(sizeof(*n), GFP_KERNEL);
 	if (!n)
 		return ERR_PTR(-ENOMEM);
-	ret = ddsm_space_init(&n->space, size, 1, 0, policy);
+	ret = ddsm_space_init(&n->space, size, nr_nodes, node_id, policy);
 	if (ret) {
-		pr_err("bad geometry: size=%llu\n", size);
+		pr_err("bad geometry: size=%llu nodes=%u node_id=%u\n", size,
+		       nr_nodes, node_id);
 		kfree(n);
 		return ERR_PTR(ret);
 	}
@@ -158,7 +186,8 @@ static struct ddsm_node *ddsm_node_alloc(void)
 	n->dir.entries = entries;
 	n->dir.pool = pool;
 	if (!n->rx_actions || !lines || !entries || !pool ||
-	    ddsm_frames_init(&n->frames, homed)) {
+	    ddsm_frames_init(&n->frames, homed, n->space.nr_units,
+			     nr_nodes > 1)) {
 		pr_err("no memory for the metadata of %llu units\n",
 		       n->space.nr_units);
 		ddsm_node_free(n);
@@ -177,27 +206,100 @@ static struct ddsm_node *ddsm_node_alloc(void)
 	return n;
 }
 
+/* nodes=ip0,ip1,...: fills @cfg->addrs, returns the count or an errno. */
+static int parse_nodes(const char *list, struct ddsm_rdma_config *cfg)
+{
+	const char *p = list;
+	int count = 0;
+
+	while (*p && *p != '\n') {
+		const char *end;
+		struct sockaddr_in *a;
+
+		if (count == DDSM_MAX_NODES) {
+			pr_err("nodes=: more than %d nodes\n", DDSM_MAX_NODES);
+			return -EINVAL;
+		}
+		a = &cfg->addrs[count];
+		if (!in4_pton(p, -1, (u8 *)&a->sin_addr.s_addr, ',', &end) ||
+		    (*end && *end != ',' && *end != '\n')) {
+			pr_err("nodes=: entry %d is not an IPv4 address\n", count);
+			return -EINVAL;
+		}
+		a->sin_family = AF_INET;
+		a->sin_port = htons(port);
+		count++;
+		p = *end == ',' ? end + 1 : end;
+	}
+	return count;
+}
+
+static struct ddsm_transport *make_transport(struct ddsm_node *n,
+					     struct ddsm_rdma_config *cfg)
+{
+	struct ddsm_transport *tp;
+
+	if (n->space.nr_nodes == 1) {
+		tp = ddsm_loop_create(n->space.node_id, ddsm_rx, n);
+		return tp ? tp : ERR_PTR(-ENOMEM);
+	}
+	cfg->self = n->space.node_id;
+	cfg->nr_nodes = n->space.nr_nodes;
+	cfg->heartbeat_ms = heartbeat_ms;
+	cfg->peer_timeout_ms = peer_timeout_ms;
+	cfg->reconnect_ms = reconnect_ms;
+	cfg->frames = rdma_frames;
+	cfg->inject = inject;
+	cfg->debugfs = ddsm_debugfs;
+	return ddsm_rdma_create(cfg, ddsm_rx, ddsm_peer_event, n);
+}
+
 static int __init ddsm_init(void)
 {
+	struct ddsm_rdma_config *cfg;
 	struct ddsm_node *n;
-	int ret;
+	int nr, ret;
 
 	if (mode & ~0777) {
 		pr_err("mode=%#o: only permission bits are allowed\n", mode);
 		return -EINVAL;
 	}
-	n = ddsm_node_alloc();
-	if (IS_ERR(n))
+	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
+	if (!cfg)
+		return -ENOMEM;
+	nr = parse_nodes(nodes, cfg);
+	if (nr < 0) {
+		kfree(cfg);
+		return nr;
+	}
+	if (node_id >= max(nr, 1)) {
+		pr_err("node_id=%u: nodes= lists %d nodes\n", node_id, nr);
+		kfree(cfg);
+		return -EINVAL;
+	}
+	if (nr > 1 && (!rdma_frames || rdma_frames > 512)) {
+		pr_err("rdma_frames=%u: must be 1..512\n", rdma_frames);
+		kfree(cfg);
+		return -EINVAL;
+	}
+	n = ddsm_node_alloc(max(nr, 1));
+	if (IS_ERR(n)) {
+		kfree(cfg);
 		return PTR_ERR(n);
+	}
+	ddsm_debugfs = debugfs_create_dir("ddsm", NULL);
 
 	ret = ddsm_mapping_init(n);
 	if (ret) {
 		pr_err("cannot create the shared mapping: %d\n", ret);
 		goto err_free;
 	}
-	n->tp = ddsm_loop_create(n->space.node_id, ddsm_rx, n);
-	if (!n->tp) {
-		ret = -ENOMEM;
+	n->tp = make_transport(n, cfg);
+	kfree(cfg);
+	cfg = NULL;
+	if (IS_ERR(n->tp)) {
+		ret = PTR_ERR(n->tp);
+		n->tp = NULL;
 		goto err_mapping;
 	}
 	ret = ddsm_dev_register(n, mode);
@@ -216,7 +318,9 @@ err_tp:
 err_mapping:
 	ddsm_mapping_exit(n);
 err_free:
+	debugfs_remove_recursive(ddsm_debugfs);
 	ddsm_node_free(n);
+	kfree(cfg);
 	return ret;
 }
 
@@ -227,6 +331,7 @@ static void __exit ddsm_exit(void)
 	/* No file is open (they pin the module), so no mapping is left. */
 	ddsm_dev_unregister(n);
 	n->tp->ops->destroy(n->tp);
+	debugfs_remove_recursive(ddsm_debugfs);
 	ddsm_mapping_exit(n);
 	ddsm_node_free(n);
 	pr_info("unloaded\n");

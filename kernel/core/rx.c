@@ -9,7 +9,7 @@
 #include "ddsm.h"
 #include "trace.h"
 
-static void run_send(struct ddsm_node *n, const struct ddsm_msg *m)
+static int run_send(struct ddsm_node *n, const struct ddsm_msg *m)
 {
 	struct ddsm_wire_msg w;
 	struct page *data = NULL;
@@ -18,7 +18,7 @@ static void run_send(struct ddsm_node *n, const struct ddsm_msg *m)
 	if (m->flags & DDSM_MF_DATA) {
 		data = ddsm_frame_peek(n, m->unit);
 		if (WARN_ON_ONCE(!data))
-			return;
+			return -EINVAL;
 	}
 	ddsm_msg_encode(m, &w);
 	trace_ddsm_msg_send(m);
@@ -28,9 +28,10 @@ static void run_send(struct ddsm_node *n, const struct ddsm_msg *m)
 		pr_warn_ratelimited("ddsm: send %s unit %llu to node %u failed: %d\n",
 				    ddsm_msg_type_name(m->type), m->unit,
 				    m->dst, ret);
-		return;
+		return ret;
 	}
 	atomic64_inc(&n->stats.msgs_sent);
+	return 0;
 }
 
 static void run_store(struct ddsm_node *n, u64 unit, struct page *data)
@@ -44,9 +45,10 @@ static void run_store(struct ddsm_node *n, u64 unit, struct page *data)
 		copy_highpage(frame, data);
 }
 
-void ddsm_run_actions(struct ddsm_node *n, struct ddsm_actions *acts,
-		      struct page *data)
+int ddsm_run_actions(struct ddsm_node *n, struct ddsm_actions *acts,
+		     struct page *data)
 {
+	int err = 0, ret;
 	u32 i;
 
 	if (acts->overflow)
@@ -57,7 +59,9 @@ void ddsm_run_actions(struct ddsm_node *n, struct ddsm_actions *acts,
 
 		switch (a->type) {
 		case DDSM_ACT_SEND:
-			run_send(n, &a->msg);
+			ret = run_send(n, &a->msg);
+			if (ret && !err)
+				err = ret;
 			break;
 		case DDSM_ACT_STORE:
 			run_store(n, a->unit, data);
@@ -73,6 +77,7 @@ void ddsm_run_actions(struct ddsm_node *n, struct ddsm_actions *acts,
 			break;
 		}
 	}
+	return err;
 }
 
 /* Home memory for a request's unit must exist before home can serve it. */
@@ -146,4 +151,39 @@ void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
 	}
 	ddsm_run_actions(n, &acts, data);
 	mutex_unlock(&n->rx_lock);
+}
+
+/*
+ * A peer went down: every event this node has in flight on a unit that
+ * peer homes fails now instead of waiting for its timeout.
+ */
+void ddsm_peer_event(void *ctx, u32 node, bool up)
+{
+	struct ddsm_node *n = ctx;
+	struct ddsm_action buf[4];
+	struct ddsm_actions acts;
+	u64 unit, failed = 0;
+
+	if (up) {
+		atomic64_inc(&n->stats.peer_ups);
+		return;
+	}
+	atomic64_inc(&n->stats.peer_downs);
+	for (unit = 0; unit < n->space.nr_units; unit++) {
+		struct mutex *cl;
+
+		if (ddsm_unit_home(&n->space, unit) != node)
+			continue;
+		cl = ddsm_cl_lock(n, unit);
+		ddsm_actions_init(&acts, buf, ARRAY_SIZE(buf));
+		mutex_lock(cl);
+		if (ddsm_cache_home_lost(&n->cache, unit, EHOSTDOWN, &acts))
+			failed++;
+		mutex_unlock(cl);
+		ddsm_run_actions(n, &acts, NULL);
+		cond_resched();
+	}
+	if (failed)
+		pr_warn("node %u down: %llu pending faults failed\n", node,
+			failed);
 }

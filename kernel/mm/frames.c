@@ -5,47 +5,65 @@
 #include "mm.h"
 #include "../core/ddsm.h"
 
-int ddsm_frames_init(struct ddsm_frames *f, u64 nr_home)
+int ddsm_frames_init(struct ddsm_frames *f, u64 nr_home, u64 nr_units,
+		     bool cluster)
 {
 	f->home = kvcalloc(nr_home, sizeof(*f->home), GFP_KERNEL);
 	if (!f->home)
 		return -ENOMEM;
 	f->nr_home = nr_home;
+	if (cluster) {
+		f->cache = kvcalloc(nr_units, sizeof(*f->cache), GFP_KERNEL);
+		if (!f->cache) {
+			kvfree(f->home);
+			f->home = NULL;
+			return -ENOMEM;
+		}
+		f->nr_cache = nr_units;
+	}
 	spin_lock_init(&f->lock);
 	atomic64_set(&f->resident, 0);
 	return 0;
 }
 
-void ddsm_frames_destroy(struct ddsm_frames *f)
+static void free_slots(struct page **slots, u64 nr)
 {
 	u64 i;
 
-	if (!f->home)
-		return;
-	for (i = 0; i < f->nr_home; i++) {
-		if (f->home[i]) {
-			__free_page(f->home[i]);
+	for (i = 0; i < nr; i++) {
+		if (slots[i]) {
+			__free_page(slots[i]);
 			cond_resched();
 		}
 	}
-	kvfree(f->home);
+	kvfree(slots);
+}
+
+void ddsm_frames_destroy(struct ddsm_frames *f)
+{
+	if (f->home)
+		free_slots(f->home, f->nr_home);
+	if (f->cache)
+		free_slots(f->cache, f->nr_cache);
 	f->home = NULL;
+	f->cache = NULL;
 	atomic64_set(&f->resident, 0);
 }
 
-static struct page **home_slot(struct ddsm_node *n, u64 unit)
+/* Where this node keeps @unit: home memory, or a cache frame. */
+static struct page **unit_slot(struct ddsm_node *n, u64 unit)
 {
 	u64 idx;
 
 	if (ddsm_unit_home(&n->space, unit) != n->space.node_id)
-		return NULL;
+		return unit < n->frames.nr_cache ? &n->frames.cache[unit] : NULL;
 	idx = ddsm_unit_home_index(&n->space, unit);
 	return idx < n->frames.nr_home ? &n->frames.home[idx] : NULL;
 }
 
 struct page *ddsm_frame_peek(struct ddsm_node *n, u64 unit)
 {
-	struct page **slot = home_slot(n, unit);
+	struct page **slot = unit_slot(n, unit);
 
 	/* Pairs with the release in ddsm_frame_get(): see a zeroed page. */
 	return slot ? smp_load_acquire(slot) : NULL;
@@ -53,7 +71,7 @@ struct page *ddsm_frame_peek(struct ddsm_node *n, u64 unit)
 
 struct page *ddsm_frame_get(struct ddsm_node *n, u64 unit, gfp_t gfp)
 {
-	struct page **slot = home_slot(n, unit);
+	struct page **slot = unit_slot(n, unit);
 	struct page *page, *old;
 
 	if (!slot)

@@ -15,17 +15,20 @@ struct ddsm_node;
 
 /*
  * Frames of the units homed here: home memory, allocated zeroed on first
- * touch and kept until the module goes.  Units homed elsewhere will get
- * cache frames from a bounded pool with the cluster transport.
+ * touch and kept until the module goes.  Units homed elsewhere get a cache
+ * frame on first touch; with no eviction yet, it is kept too.
  */
 struct ddsm_frames {
 	struct page **home;
 	u64 nr_home;
+	struct page **cache;	/* units homed elsewhere, by unit number */
+	u64 nr_cache;
 	spinlock_t lock;	/* orders racing first touches of one unit */
 	atomic64_t resident;
 };
 
-int ddsm_frames_init(struct ddsm_frames *f, u64 nr_home);
+int ddsm_frames_init(struct ddsm_frames *f, u64 nr_home, u64 nr_units,
+		     bool cluster);
 void ddsm_frames_destroy(struct ddsm_frames *f);
 
 /* The frame that holds @unit on this node, allocated if @gfp allows. */

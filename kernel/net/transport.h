@@ -11,17 +11,25 @@
 
 #include <linux/types.h>
 #include <linux/mm_types.h>
+#include <linux/in.h>
 #include <uapi/linux/ddsm.h>
 
 struct ddsm_transport;
 
 /*
- * Called in process context, never concurrently for one transport, in the
- * order each sender sent.  @data is the unit that travelled with the
- * message (NULL if none); it is only borrowed for the call.
+ * Called in process context, in the order each sender sent; calls for
+ * different senders may run concurrently.  @data is the unit that
+ * travelled with the message (NULL if none), only borrowed for the call.
  */
 typedef void (*ddsm_recv_fn)(void *ctx, u32 from, const void *buf, u32 len,
 			     struct page *data);
+
+/*
+ * A peer came up, or went down (declared dead, disconnected, unloading).
+ * Process context; every transfer pending on a downed peer has already
+ * completed with an error.
+ */
+typedef void (*ddsm_peer_fn)(void *ctx, u32 node, bool up);
 
 struct ddsm_transport_ops {
 	const char *name;
@@ -41,12 +49,29 @@ struct ddsm_transport_ops {
 struct ddsm_transport {
 	const struct ddsm_transport_ops *ops;
 	ddsm_recv_fn recv;
+	ddsm_peer_fn peer_event;
 	void *ctx;
 	u32 self;
 };
 
 struct ddsm_transport *ddsm_loop_create(u32 self, ddsm_recv_fn recv,
 					void *ctx);
+
+struct ddsm_rdma_config {
+	u32 self;
+	u32 nr_nodes;
+	struct sockaddr_in addrs[DDSM_MAX_NODES];	/* index = node id */
+	unsigned int heartbeat_ms;
+	unsigned int peer_timeout_ms;
+	unsigned int reconnect_ms;
+	u32 frames;			/* registered frame pool, in pages */
+	bool inject;			/* debugfs message injector */
+	struct dentry *debugfs;		/* where the self-test files go */
+};
+
+struct ddsm_transport *ddsm_rdma_create(const struct ddsm_rdma_config *cfg,
+					ddsm_recv_fn recv,
+					ddsm_peer_fn peer_event, void *ctx);
 
 static inline int ddsm_transport_send(struct ddsm_transport *t, u32 dst,
 				      const void *buf, u32 len,

@@ -314,6 +314,35 @@ int ddsm_cache_handle(struct ddsm_cache *c, const struct ddsm_msg *m,
 	return -EPROTO;
 }
 
+bool ddsm_cache_home_lost(struct ddsm_cache *c, u64 unit, u8 err,
+			  struct ddsm_actions *acts)
+{
+	struct ddsm_cline *l = &c->lines[unit];
+
+	switch (l->state) {
+	case DDSM_C_IS_D:
+	case DDSM_C_IM_AD:
+		l->state = DDSM_C_I;
+		break;
+	case DDSM_C_SM_AD:
+		/* Nobody can confirm the copy is still current. */
+		l->gen++;
+		ddsm_act_add(acts, DDSM_ACT_ZAP, unit);
+		l->state = DDSM_C_I;
+		break;
+	case DDSM_C_SI_A:
+	case DDSM_C_MI_A:
+		l->state = DDSM_C_I;
+		ddsm_act_add(acts, DDSM_ACT_FREE_FRAME, unit);
+		break;
+	default:
+		return false;
+	}
+	l->err = err;
+	ddsm_act_add(acts, DDSM_ACT_WAKE, unit);
+	return true;
+}
+
 static const char *const cstate_names[DDSM_C_NR] = {
 	[DDSM_C_I] = "I", [DDSM_C_S] = "S", [DDSM_C_M] = "M",
 	[DDSM_C_IS_D] = "IS_D", [DDSM_C_IM_AD] = "IM_AD",

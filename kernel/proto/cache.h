@@ -99,6 +99,14 @@ int ddsm_cache_evict(struct ddsm_cache *c, u64 unit,
 int ddsm_cache_handle(struct ddsm_cache *c, const struct ddsm_msg *m,
 		      struct ddsm_actions *acts);
 
+/*
+ * The unit's home is gone (dead, disconnected): fail whatever event this
+ * node has in flight on @unit with @err.  Returns true if one was failed.
+ * Stable lines are left alone; the fault path refuses new events.
+ */
+bool ddsm_cache_home_lost(struct ddsm_cache *c, u64 unit, u8 err,
+			  struct ddsm_actions *acts);
+
 const char *ddsm_cstate_name(u8 state);
 
 #endif /* DDSM_PROTO_CACHE_H */

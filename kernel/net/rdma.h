@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private state of the RDMA transport (rdma.c) and its self-test
+ * (rdma_test.c).  Nothing outside kernel/net/ includes this.
+ *
+ * One RC connection per pair of nodes: the node with the higher id
+ * connects, the lower one accepts, so two nodes never race to build two.
+ * Each connection has its own PD, CQ, receive ring, send slots and its
+ * own registration of the frame pool, so a peer's rkey dies with its
+ * connection.
+ */
+#ifndef DDSM_NET_RDMA_H
+#define DDSM_NET_RDMA_H
+
+#include <linux/types.h>
+#include <linux/in.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/completion.h>
+#include <linux/atomic.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/ib_cm.h>
+#include "transport.h"
+
+#define RDMA_RX_DEPTH		32	/* receives posted per connection */
+#define RDMA_TX_SLOTS		64	/* send buffers per connection */
+#define RDMA_CREDIT_RESERVE	2	/* credits only for credit/heartbeat */
+#define RDMA_SLOT_SIZE		256	/* header + inline payload */
+#define RDMA_MAX_PAYLOAD	(RDMA_SLOT_SIZE - sizeof(struct rdma_hdr))
+#define RDMA_MAX_FRAMES		512	/* rxe's fast-registration page list */
+#define RDMA_MAX_IOS		64	/* one-sided transfers in flight */
+#define RDMA_CQ_DEPTH		(RDMA_RX_DEPTH + RDMA_TX_SLOTS + RDMA_MAX_IOS + 8)
+#define RDMA_CM_TIMEOUT_MS	2000
+
+enum rdma_msg_type {
+	RDMA_T_HELLO = 1,	/* first message: our frame pool's rkey */
+	RDMA_T_MSG,		/* a protocol message for the recv callback */
+	RDMA_T_CREDIT,		/* returns credits, nothing else */
+	RDMA_T_HEARTBEAT,
+	RDMA_T_PING,		/* self-test: echo the payload back */
+	RDMA_T_PONG,
+	RDMA_T_NR,
+};
+
+#define RDMA_HDR_MAGIC	0xd7
+#define RDMA_HF_PAGE	0x01	/* a 4 KiB unit follows in the second SGE */
+
+struct rdma_hdr {
+	u8 magic;
+	u8 type;
+	u8 flags;
+	u8 rsvd;
+	__le16 credits;		/* receives the sender has reposted for us */
+	__le16 len;		/* payload bytes after the header */
+	__le64 cookie;		/* PING/PONG: matches a reply to its request */
+};
+
+struct rdma_hello {
+	__le32 node_id;
+	__le32 nr_frames;
+	__le32 rkey;
+	__le32 rsvd;
+	__le64 iova;
+};
+
+/* rdma_cm private data on CONNECT_REQUEST. */
+struct rdma_conn_req {
+	__le32 magic;
+	__le16 version;
+	__le16 node_id;		/* the connecting node */
+	__le16 nr_nodes;
+	__le16 rsvd;
+};
+
+#define RDMA_CONN_MAGIC		0x6464736d
+#define RDMA_CONN_VERSION	1
+
+struct rdma_conn;
+
+struct rdma_rx {
+	struct ib_cqe cqe;
+	struct rdma_conn *conn;
+	void *buf;		/* RDMA_SLOT_SIZE */
+	u64 dma;
+	struct page *page;	/* data of RDMA_HF_PAGE messages */
+	u64 page_dma;
+};
+
+struct rdma_tx {
+	struct ib_cqe cqe;
+	struct rdma_conn *conn;
+	struct ib_send_wr wr;	/* kept here so queued sends post as a chain */
+	struct ib_sge sge[2];
+	void *buf;
+	u64 dma;
+	struct page *page;	/* pinned while the send is in flight */
+	u64 page_dma;
+	bool in_use;
+};
+
+/* Queued control message waiting for a credit and a send slot. */
+struct rdma_txq_item {
+	struct list_head node;
+	u8 type;
+	u16 len;
+	u64 cookie;
+	struct page *page;
+	u8 payload[];
+};
+
+/* A one-sided page transfer in flight. */
+struct rdma_io {
+	struct ib_cqe cqe;
+	struct rdma_conn *conn;
+	u64 dma;
+	bool write;
+	int status;
+	void (*done)(struct rdma_io *io);
+	void *arg;
+	struct list_head node;
+};
+
+struct rdma_peer;
+
+/* First member of every cm_id context, so the CM handler can tell them apart. */
+enum rdma_ctx_kind {
+	RDMA_KIND_LISTEN = 1,
+	RDMA_KIND_CONN,
+};
+
+struct rdma_conn {
+	enum rdma_ctx_kind kind;
+	struct rdma_peer *peer;
+	struct rdma_cm_id *cm_id;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_mr *mr;		/* the frame pool, for this peer only */
+	struct sg_table frames_sgt;
+	int frames_mapped;		/* DMA-mapped entries */
+	u32 ios;			/* one-sided transfers in flight */
+	struct ib_cqe reg_cqe;
+	struct rdma_rx rx[RDMA_RX_DEPTH];
+	struct rdma_tx tx[RDMA_TX_SLOTS];
+	struct work_struct release_work;
+	bool established;
+	bool dying;
+};
+
+struct rdma_tp;
+
+struct rdma_peer {
+	struct rdma_tp *tp;
+	u32 node;
+	struct sockaddr_in addr;
+	char addr_str[24];
+
+	spinlock_t lock;		/* everything below */
+	enum ddsm_peer_state state;
+	struct rdma_conn *conn;		/* the live connection, if any */
+	struct list_head txq;
+	u32 credits;			/* sends we may still post */
+	u32 credits_owed;		/* receives reposted, not yet told */
+	struct list_head ios;		/* page transfers in flight */
+	bool remote_ready;		/* HELLO received */
+	u32 remote_rkey;
+	u64 remote_iova;
+	u32 remote_frames;
+	unsigned long last_rx;		/* jiffies */
+	unsigned long last_tx;
+	unsigned long next_connect;	/* jiffies: earliest retry */
+
+	atomic64_t msgs_sent, msgs_recv, bytes_sent, bytes_recv;
+	atomic64_t drops, retries, deaths;
+};
+
+struct rdma_listener {
+	enum rdma_ctx_kind kind;
+	struct rdma_tp *tp;
+};
+
+struct rdma_tp {
+	struct ddsm_transport t;
+	struct rdma_listener listener;
+	struct ddsm_transport *loop;	/* messages to self */
+	u32 nr_nodes;
+	u16 port;
+	struct rdma_peer peers[DDSM_MAX_NODES];
+	struct rdma_cm_id *listen_id;
+	struct workqueue_struct *wq;
+	struct delayed_work tick;	/* heartbeats, deaths, reconnects */
+	bool stopping;
+
+	unsigned int heartbeat_ms;
+	unsigned int peer_timeout_ms;
+	unsigned int reconnect_ms;
+
+	/* Registered frame pool: the only memory peers can reach. */
+	struct page **frames;
+	u32 nr_frames;
+
+	/* Self-test state (rdma_test.c). */
+	struct rdma_test *test;
+};
+
+static inline struct rdma_tp *to_rdma(struct ddsm_transport *t)
+{
+	return container_of(t, struct rdma_tp, t);
+}
+
+/* rdma.c, for rdma_test.c */
+int ddsm_rdma_send_raw(struct rdma_tp *tp, u32 dst, u8 type, u64 cookie,
+		       const void *payload, u16 len);
+int ddsm_rdma_page_io(struct rdma_tp *tp, u32 dst, bool write, u32 local,
+		      u32 remote, struct rdma_io *io);
+
+/* rdma_test.c */
+struct rdma_test;
+int ddsm_rdma_test_init(struct rdma_tp *tp,
+			const struct ddsm_rdma_config *cfg);
+void ddsm_rdma_test_exit(struct rdma_tp *tp);
+void ddsm_rdma_test_pong(struct rdma_tp *tp, u32 from, u64 cookie,
+			 const void *payload, u16 len);
+void ddsm_rdma_test_peer_down(struct rdma_tp *tp, u32 node);
+
+#endif /* DDSM_NET_RDMA_H */
