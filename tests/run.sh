@@ -9,13 +9,13 @@
 #
 # Expects `make stage` to have run (the Makefile's `check` target does).
 # Variables: BUILD_DIR (default ./build), DDSM_TESTS (space-separated subset
-# of: kunit one_node three_node; default all).
+# of: kunit one_node three_node configure; default all).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 RESULTS=$BUILD_DIR/results
-DDSM_TESTS=${DDSM_TESTS:-"kunit one_node three_node"}
+DDSM_TESTS=${DDSM_TESTS:-"kunit one_node three_node configure"}
 export BUILD_DIR
 mkdir -p "$RESULTS"
 
@@ -57,6 +57,9 @@ for t in $DDSM_TESTS; do
 	three_node)
 		run_component three_node bash "$ROOT/qemu/cluster.sh" -n 3 -t 600 \
 			--name three-node -- bash /ddsm/tests/rdma_mesh.sh ;;
+	configure)
+		run_component configure bash "$ROOT/qemu/cluster.sh" -n 3 -t 600 \
+			--name configure -- bash /ddsm/tests/configure.sh ;;
 	*)
 		echo "unknown test component: $t" >&2
 		failed=$((failed + 1))

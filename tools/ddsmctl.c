@@ -32,6 +32,9 @@ static void usage(FILE *f)
 		"  status         node id, peers, space geometry and counters\n"
 		"  home GADDR     home node, unit and local cache state of a\n"
 		"                 global address (decimal, 0x hex, K/M/G suffix)\n"
+		"  configure ID [IP,IP,...]\n"
+		"                 join a cluster as node ID (nothing may be mapped\n"
+		"                 or touched yet); no list: back to one node\n"
 		"  help           this text\n"
 		"DEVICE defaults to %s.\n", prog, DDSM_DEFAULT_PATH);
 }
@@ -141,12 +144,25 @@ static int cmd_home(struct ddsm *d, const char *dev, uint64_t gaddr)
 	return 0;
 }
 
+static int cmd_configure(struct ddsm *d, const char *dev, uint32_t id,
+			 const char *nodes)
+{
+	if (ddsm_configure(d, id, nodes)) {
+		fprintf(stderr, "%s: configure node %u on %s: %s\n", prog, id,
+			dev, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	printf("node %u of %u\n", d->node_id, d->nr_nodes);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = DDSM_DEFAULT_PATH;
 	const char *cmd;
 	struct ddsm d;
-	uint64_t gaddr = 0;
+	uint64_t gaddr = 0, id = 0;
+	const char *list = "";
 	int argi = 1, ret;
 
 	if (argc > 0 && argv[0] && argv[0][0])
@@ -183,6 +199,12 @@ int main(int argc, char **argv)
 				argv[argi]);
 			goto bad;
 		}
+	} else if (!strcmp(cmd, "configure")) {
+		if (argi >= argc || argi + 2 < argc ||
+		    parse_u64(argv[argi], &id) || id >= DDSM_MAX_NODES)
+			goto bad;
+		if (argi + 1 < argc)
+			list = argv[argi + 1];
 	} else {
 		fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
 		goto bad;
@@ -192,6 +214,8 @@ int main(int argc, char **argv)
 		return fail("open", dev);
 	if (!strcmp(cmd, "status"))
 		ret = cmd_status(&d, dev);
+	else if (!strcmp(cmd, "configure"))
+		ret = cmd_configure(&d, dev, (uint32_t)id, list);
 	else
 		ret = cmd_home(&d, dev, gaddr);
 	ddsm_close(&d);

@@ -126,6 +126,33 @@ int ddsm_home(struct ddsm *d, uint64_t gaddr, struct ddsm_home_query *q)
 	return ioctl(d->fd, DDSM_IOC_HOME, q) < 0 ? -1 : 0;
 }
 
+int ddsm_configure(struct ddsm *d, uint32_t node_id, const char *nodes)
+{
+	struct ddsm_config c;
+	struct ddsm_status st;
+
+	if (!d || !nodes) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&c, 0, sizeof(c));
+	if (strlen(nodes) >= sizeof(c.nodes)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	c.node_id = node_id;
+	strcpy(c.nodes, nodes);
+	if (ioctl(d->fd, DDSM_IOC_CONFIGURE, &c) < 0)
+		return -1;
+	/* Keep the cached geometry in step with the module. */
+	if (ioctl(d->fd, DDSM_IOC_STATUS, &st) == 0) {
+		d->node_id = st.node_id;
+		d->nr_nodes = st.nr_nodes;
+		d->size = st.size;
+	}
+	return 0;
+}
+
 const char *ddsm_peer_state_name(uint32_t state)
 {
 	switch (state) {

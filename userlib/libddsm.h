@@ -128,6 +128,18 @@ int ddsm_home(struct ddsm *d, uint64_t gaddr, struct ddsm_home_query *q);
  * Return: "self", "down", "connecting", "up", "dead", or "unknown";
  * never NULL, static storage.
  */
+/**
+ * ddsm_configure() - make this node join a cluster (or go back to one node)
+ * @node_id: this node's index in @nodes
+ * @nodes:   "ip0,ip1,...", index = node id; "" for a one-node DSM
+ *
+ * Same effect as loading the module with node_id= and nodes=.  Returns 0,
+ * or -1 with errno: EPERM without CAP_SYS_ADMIN, EBUSY once anything was
+ * mapped or touched on this node, EINVAL for a bad list, ENAMETOOLONG if
+ * @nodes does not fit struct ddsm_config.
+ */
+int ddsm_configure(struct ddsm *d, uint32_t node_id, const char *nodes);
+
 const char *ddsm_peer_state_name(uint32_t state);
 
 /**

@@ -23,6 +23,7 @@
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
 #include <linux/wait.h>
+#include <linux/rwsem.h>
 #include <linux/fs.h>
 #include <linux/mm_types.h>
 #include <uapi/linux/ddsm.h>
@@ -35,6 +36,20 @@
 #include "../mm/mm.h"
 
 #define DDSM_CL_LOCKS	256	/* hashed cache-line locks and wait queues */
+#define DDSM_MAX_SIZE	(64ULL << 30)
+
+/* What the module was loaded with; kept across reconfigurations. */
+struct ddsm_params {
+	u64 size;
+	enum ddsm_home_policy policy;
+	u16 port;
+	unsigned int heartbeat_ms;
+	unsigned int peer_timeout_ms;
+	unsigned int reconnect_ms;
+	u32 rdma_frames;
+	bool inject;
+	struct dentry *debugfs;
+};
 
 struct ddsm_stats {
 	atomic64_t faults_read;
@@ -54,6 +69,13 @@ struct ddsm_stats {
 };
 
 struct ddsm_node {
+	struct ddsm_params params;
+	/*
+	 * Held for reading by mmap and ioctls, for writing while the state
+	 * below is rebuilt (DDSM_IOC_CONFIGURE); faults need no part of it
+	 * because a rebuild only happens with nothing mapped.
+	 */
+	struct rw_semaphore cfg_sem;
 	struct ddsm_space space;
 	struct ddsm_dir dir;
 	struct ddsm_cache cache;
@@ -98,6 +120,13 @@ void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
 int ddsm_run_actions(struct ddsm_node *n, struct ddsm_actions *acts,
 		     struct page *data);
 void ddsm_peer_event(void *ctx, u32 node, bool up);
+
+/* core/config.c */
+int ddsm_parse_nodes(const char *list, u16 port, struct sockaddr_in *addrs);
+int ddsm_node_build(struct ddsm_node *n, u32 nr_nodes, u32 self,
+		    const struct sockaddr_in *addrs);
+void ddsm_node_unbuild(struct ddsm_node *n);
+int ddsm_reconfigure(struct ddsm_node *n, u32 self, const char *list);
 
 /* core/dev.c */
 int ddsm_dev_register(struct ddsm_node *n, umode_t mode);

@@ -9,6 +9,9 @@
 #include <linux/module.h>
 #include <linux/uaccess.h>
 #include <linux/printk.h>
+#include <linux/capability.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 #include "ddsm.h"
 #include "ioctl_check.h"
 
@@ -35,14 +38,17 @@ static int ddsm_mmap(struct file *file, struct vm_area_struct *vma)
 	int ret;
 
 	/* A read-only fd clears VM_SHARED but keeps VM_MAYSHARE: still shared. */
+	down_read(&n->cfg_sem);
 	ret = ddsm_check_mmap_arg(&n->space, !!(vma->vm_flags & VM_MAYSHARE),
 				  !!(vma->vm_flags & VM_EXEC), off, len);
+	if (!ret)
+		ddsm_mm_setup_vma(n, vma);
+	up_read(&n->cfg_sem);
 	if (ret) {
 		pr_info_ratelimited("ddsm: %s: mmap of [%#llx, +%#llx) flags %#lx refused: %d\n",
 				    current->comm, off, len, vma->vm_flags, ret);
 		return ret;
 	}
-	ddsm_mm_setup_vma(n, vma);
 	return 0;
 }
 
@@ -124,20 +130,51 @@ static long ioctl_home(struct ddsm_node *n, void __user *arg)
 	return copy_to_user(arg, &q, sizeof(q)) ? -EFAULT : 0;
 }
 
+static long ioctl_configure(struct ddsm_node *n, void __user *arg)
+{
+	struct ddsm_config *c;
+	long ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	c = memdup_user(arg, sizeof(*c));
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	ret = ddsm_check_config_arg(c);
+	if (!ret) {
+		down_write(&n->cfg_sem);
+		ret = ddsm_reconfigure(n, c->node_id, c->nodes);
+		up_write(&n->cfg_sem);
+	}
+	kfree(c);
+	return ret;
+}
+
 static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct ddsm_node *n = node_of(file);
 	void __user *uarg = (void __user *)arg;
+	long ret;
 
+	if (cmd == DDSM_IOC_CONFIGURE)
+		return ioctl_configure(n, uarg);
+
+	down_read(&n->cfg_sem);
 	switch (cmd) {
 	case DDSM_IOC_STATUS:
-		return ioctl_status(n, uarg);
+		ret = ioctl_status(n, uarg);
+		break;
 	case DDSM_IOC_PEER:
-		return ioctl_peer(n, uarg);
+		ret = ioctl_peer(n, uarg);
+		break;
 	case DDSM_IOC_HOME:
-		return ioctl_home(n, uarg);
+		ret = ioctl_home(n, uarg);
+		break;
+	default:
+		ret = -ENOTTY;
 	}
-	return -ENOTTY;
+	up_read(&n->cfg_sem);
+	return ret;
 }
 
 static const struct file_operations ddsm_fops = {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <linux/errno.h>
+#include <linux/string.h>
 #include "ioctl_check.h"
 
 int ddsm_check_peer_arg(const struct ddsm_peer_info *p, u32 nr_nodes)
@@ -7,6 +8,15 @@ int ddsm_check_peer_arg(const struct ddsm_peer_info *p, u32 nr_nodes)
 	if (p->flags)
 		return -EINVAL;
 	if (p->index >= nr_nodes)
+		return -ERANGE;
+	return 0;
+}
+
+int ddsm_check_config_arg(const struct ddsm_config *c)
+{
+	if (c->flags || !memchr(c->nodes, '\0', sizeof(c->nodes)))
+		return -EINVAL;
+	if (c->node_id >= DDSM_MAX_NODES)
 		return -ERANGE;
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include "../proto/space.h"
 
 int ddsm_check_peer_arg(const struct ddsm_peer_info *p, u32 nr_nodes);
+int ddsm_check_config_arg(const struct ddsm_config *c);
 int ddsm_check_home_arg(const struct ddsm_home_query *q,
 			const struct ddsm_space *s);
 

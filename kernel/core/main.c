@@ -16,13 +16,10 @@
 #include <linux/pseudo_fs.h>
 #include <linux/fs.h>
 #include <linux/string.h>
-#include <linux/inet.h>
 #include <linux/debugfs.h>
 #include "ddsm.h"
 
 #define DDSM_FS_MAGIC		0x6464736d	/* "ddsm" */
-#define DDSM_MAX_SIZE		(64ULL << 30)
-#define DDSM_DIR_WAIT_SLOTS	4096
 
 static unsigned long long size = 256ULL << 20;
 static ushort mode = 0600;
@@ -140,123 +137,21 @@ static int parse_policy(const char *s, enum ddsm_home_policy *p)
 	return 0;
 }
 
-static void ddsm_node_free(struct ddsm_node *n)
+static void ddsm_node_init_locks(struct ddsm_node *n)
 {
-	ddsm_frames_destroy(&n->frames);
-	kvfree(n->cache.lines);
-	kvfree(n->dir.entries);
-	kvfree(n->dir.pool);
-	kfree(n->rx_actions);
-	kfree(n);
-}
-
-static struct ddsm_node *ddsm_node_alloc(u32 nr_nodes)
-{
-	enum ddsm_home_policy policy;
-	struct ddsm_dir_entry *entries;
-	struct ddsm_dir_wait *pool;
-	struct ddsm_cline *lines;
-	struct ddsm_node *n;
-	u64 homed;
-	int i, ret;
-
-	if (parse_policy(home_policy, &policy)) {
-		pr_err("home_policy=%s: expected interleave or range\n",
-		       home_policy);
-		return ERR_PTR(-EINVAL);
-	}
-	n = kzalloc(sizeof(*n), GFP_KERNEL);
-	if (!n)
-		return ERR_PTR(-ENOMEM);
-	ret = ddsm_space_init(&n->space, size, nr_nodes, node_id, policy);
-	if (ret) {
-		pr_err("bad geometry: size=%llu nodes=%u node_id=%u\n", size,
-		       nr_nodes, node_id);
-		kfree(n);
-		return ERR_PTR(ret);
-	}
-	homed = ddsm_space_units_homed(&n->space, n->space.node_id);
-
-	n->rx_actions = kcalloc(DDSM_MAX_ACTIONS, sizeof(*n->rx_actions),
-				GFP_KERNEL);
-	lines = kvcalloc(n->space.nr_units, sizeof(*lines), GFP_KERNEL);
-	entries = kvcalloc(homed, sizeof(*entries), GFP_KERNEL);
-	pool = kvcalloc(DDSM_DIR_WAIT_SLOTS, sizeof(*pool), GFP_KERNEL);
-	n->cache.lines = lines;
-	n->dir.entries = entries;
-	n->dir.pool = pool;
-	if (!n->rx_actions || !lines || !entries || !pool ||
-	    ddsm_frames_init(&n->frames, homed, n->space.nr_units,
-			     nr_nodes > 1)) {
-		pr_err("no memory for the metadata of %llu units\n",
-		       n->space.nr_units);
-		ddsm_node_free(n);
-		return ERR_PTR(-ENOMEM);
-	}
-	ddsm_cache_init(&n->cache, &n->space, lines);
-	ddsm_dir_init(&n->dir, &n->space, entries, homed, pool,
-		      DDSM_DIR_WAIT_SLOTS);
+	int i;
 
 	mutex_init(&n->rx_lock);
+	init_rwsem(&n->cfg_sem);
 	for (i = 0; i < DDSM_CL_LOCKS; i++) {
 		mutex_init(&n->cl_locks[i]);
 		init_waitqueue_head(&n->cl_waits[i]);
 	}
-	n->fault_timeout_ms = fault_timeout_ms;
-	return n;
-}
-
-/* nodes=ip0,ip1,...: fills @cfg->addrs, returns the count or an errno. */
-static int parse_nodes(const char *list, struct ddsm_rdma_config *cfg)
-{
-	const char *p = list;
-	int count = 0;
-
-	while (*p && *p != '\n') {
-		const char *end;
-		struct sockaddr_in *a;
-
-		if (count == DDSM_MAX_NODES) {
-			pr_err("nodes=: more than %d nodes\n", DDSM_MAX_NODES);
-			return -EINVAL;
-		}
-		a = &cfg->addrs[count];
-		if (!in4_pton(p, -1, (u8 *)&a->sin_addr.s_addr, ',', &end) ||
-		    (*end && *end != ',' && *end != '\n')) {
-			pr_err("nodes=: entry %d is not an IPv4 address\n", count);
-			return -EINVAL;
-		}
-		a->sin_family = AF_INET;
-		a->sin_port = htons(port);
-		count++;
-		p = *end == ',' ? end + 1 : end;
-	}
-	return count;
-}
-
-static struct ddsm_transport *make_transport(struct ddsm_node *n,
-					     struct ddsm_rdma_config *cfg)
-{
-	struct ddsm_transport *tp;
-
-	if (n->space.nr_nodes == 1) {
-		tp = ddsm_loop_create(n->space.node_id, ddsm_rx, n);
-		return tp ? tp : ERR_PTR(-ENOMEM);
-	}
-	cfg->self = n->space.node_id;
-	cfg->nr_nodes = n->space.nr_nodes;
-	cfg->heartbeat_ms = heartbeat_ms;
-	cfg->peer_timeout_ms = peer_timeout_ms;
-	cfg->reconnect_ms = reconnect_ms;
-	cfg->frames = rdma_frames;
-	cfg->inject = inject;
-	cfg->debugfs = ddsm_debugfs;
-	return ddsm_rdma_create(cfg, ddsm_rx, ddsm_peer_event, n);
 }
 
 static int __init ddsm_init(void)
 {
-	struct ddsm_rdma_config *cfg;
+	struct sockaddr_in *addrs;
 	struct ddsm_node *n;
 	int nr, ret;
 
@@ -264,63 +159,71 @@ static int __init ddsm_init(void)
 		pr_err("mode=%#o: only permission bits are allowed\n", mode);
 		return -EINVAL;
 	}
-	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
-	if (!cfg)
-		return -ENOMEM;
-	nr = parse_nodes(nodes, cfg);
+	if (!rdma_frames || rdma_frames > 512) {
+		pr_err("rdma_frames=%u: must be 1..512\n", rdma_frames);
+		return -EINVAL;
+	}
+	n = kzalloc(sizeof(*n), GFP_KERNEL);
+	addrs = kcalloc(DDSM_MAX_NODES, sizeof(*addrs), GFP_KERNEL);
+	if (!n || !addrs) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	if (parse_policy(home_policy, &n->params.policy)) {
+		pr_err("home_policy=%s: expected interleave or range\n",
+		       home_policy);
+		ret = -EINVAL;
+		goto err_free;
+	}
+	n->params.size = size;
+	n->params.port = port;
+	n->params.heartbeat_ms = heartbeat_ms;
+	n->params.peer_timeout_ms = peer_timeout_ms;
+	n->params.reconnect_ms = reconnect_ms;
+	n->params.rdma_frames = rdma_frames;
+	n->params.inject = inject;
+	n->fault_timeout_ms = fault_timeout_ms;
+	ddsm_node_init_locks(n);
+
+	nr = ddsm_parse_nodes(nodes, port, addrs);
 	if (nr < 0) {
-		kfree(cfg);
-		return nr;
+		ret = nr;
+		goto err_free;
 	}
 	if (node_id >= max(nr, 1)) {
 		pr_err("node_id=%u: nodes= lists %d nodes\n", node_id, nr);
-		kfree(cfg);
-		return -EINVAL;
-	}
-	if (nr > 1 && (!rdma_frames || rdma_frames > 512)) {
-		pr_err("rdma_frames=%u: must be 1..512\n", rdma_frames);
-		kfree(cfg);
-		return -EINVAL;
-	}
-	n = ddsm_node_alloc(max(nr, 1));
-	if (IS_ERR(n)) {
-		kfree(cfg);
-		return PTR_ERR(n);
+		ret = -EINVAL;
+		goto err_free;
 	}
 	ddsm_debugfs = debugfs_create_dir("ddsm", NULL);
+	n->params.debugfs = ddsm_debugfs;
 
 	ret = ddsm_mapping_init(n);
 	if (ret) {
 		pr_err("cannot create the shared mapping: %d\n", ret);
-		goto err_free;
+		goto err_debugfs;
 	}
-	n->tp = make_transport(n, cfg);
-	kfree(cfg);
-	cfg = NULL;
-	if (IS_ERR(n->tp)) {
-		ret = PTR_ERR(n->tp);
-		n->tp = NULL;
+	ret = ddsm_node_build(n, max(nr, 1), node_id, addrs);
+	if (ret)
 		goto err_mapping;
-	}
 	ret = ddsm_dev_register(n, mode);
 	if (ret) {
 		pr_err("cannot register /dev/%s: %d\n", DDSM_DEV_NAME, ret);
-		goto err_tp;
+		goto err_build;
 	}
+	kfree(addrs);
 	ddsm_node = n;
-	pr_info("node %u of %u, %llu bytes in %llu units, transport %s\n",
-		n->space.node_id, n->space.nr_nodes, n->space.size,
-		n->space.nr_units, n->tp->ops->name);
 	return 0;
 
-err_tp:
-	n->tp->ops->destroy(n->tp);
+err_build:
+	ddsm_node_unbuild(n);
 err_mapping:
 	ddsm_mapping_exit(n);
-err_free:
+err_debugfs:
 	debugfs_remove_recursive(ddsm_debugfs);
-	ddsm_node_free(n);
-	kfree(cfg);
+err_free:
+	kfree(addrs);
+	kfree(n);
 	return ret;
 }
 
@@ -330,10 +233,10 @@ static void __exit ddsm_exit(void)
 
 	/* No file is open (they pin the module), so no mapping is left. */
 	ddsm_dev_unregister(n);
-	n->tp->ops->destroy(n->tp);
+	ddsm_node_unbuild(n);
 	debugfs_remove_recursive(ddsm_debugfs);
 	ddsm_mapping_exit(n);
-	ddsm_node_free(n);
+	kfree(n);
 	pr_info("unloaded\n");
 }
 

@@ -135,9 +135,27 @@ enum ddsm_unit_state {
 	DDSM_UNIT_BUSY = 3,	/* a request is in flight */
 };
 
+/**
+ * struct ddsm_config - join a cluster at runtime (DDSM_IOC_CONFIGURE)
+ * @node_id:	this node's index in @nodes
+ * @flags:	must be 0
+ * @nodes:	IPv4 addresses of every node, comma separated, index = node
+ *		id, NUL terminated; empty for one node
+ *
+ * Needs CAP_SYS_ADMIN (EPERM) and a node with nothing mapped and nothing
+ * touched yet (EBUSY); a bad list is EINVAL.  Same effect as loading the
+ * module with node_id= and nodes=.
+ */
+struct ddsm_config {
+	__u32 node_id;
+	__u32 flags;
+	char nodes[1024];
+};
+
 #define DDSM_IOC_MAGIC	0xDD
 #define DDSM_IOC_STATUS	_IOR(DDSM_IOC_MAGIC, 0x01, struct ddsm_status)
 #define DDSM_IOC_PEER	_IOWR(DDSM_IOC_MAGIC, 0x02, struct ddsm_peer_info)
 #define DDSM_IOC_HOME	_IOWR(DDSM_IOC_MAGIC, 0x03, struct ddsm_home_query)
+#define DDSM_IOC_CONFIGURE _IOW(DDSM_IOC_MAGIC, 0x04, struct ddsm_config)
 
 #endif /* _UAPI_LINUX_DDSM_H */
