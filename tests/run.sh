@@ -9,13 +9,13 @@
 #
 # Expects `make stage` to have run (the Makefile's `check` target does).
 # Variables: BUILD_DIR (default ./build), DDSM_TESTS (space-separated subset
-# of: kunit one_node three_node configure; default all).
+# of: kunit model one_node three_node configure; default all).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 RESULTS=$BUILD_DIR/results
-DDSM_TESTS=${DDSM_TESTS:-"kunit one_node three_node configure"}
+DDSM_TESTS=${DDSM_TESTS:-"kunit model one_node three_node configure"}
 export BUILD_DIR
 mkdir -p "$RESULTS"
 
@@ -51,6 +51,8 @@ for t in $DDSM_TESTS; do
 	case $t in
 	kunit)
 		run_component kunit bash "$ROOT/tests/kunit/run.sh" ;;
+	model)
+		run_component model make -s -C "$ROOT/tools/model" check-full ;;
 	one_node)
 		run_component one_node bash "$ROOT/qemu/cluster.sh" -n 1 -t 600 \
 			--name one-node -- bash /ddsm/tests/one_node.sh ;;

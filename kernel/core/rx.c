@@ -170,7 +170,7 @@ void ddsm_peer_event(void *ctx, u32 node, bool up)
 	}
 	atomic64_inc(&n->stats.peer_downs);
 	for (unit = 0; unit < n->space.nr_units; unit++) {
-		struct mutex *cl;
+		struct mutex *cl;	/* this unit's cache-line lock */
 
 		if (ddsm_unit_home(&n->space, unit) != node)
 			continue;

@@ -293,8 +293,7 @@ static void handle_hello(struct rdma_peer *peer, const void *p, u16 len)
 {
 	const struct rdma_hello *h = p;
 
-	if (len != sizeof(*h) || le32_to_cpu(h->node_id) != peer->node ||
-	    le32_to_cpu(h->nr_frames) > RDMA_MAX_FRAMES) {
+	if (ddsm_wire_hello_check(p, len, peer->node, RDMA_MAX_FRAMES)) {
 		atomic64_inc(&peer->drops);
 		return;
 	}
@@ -304,24 +303,6 @@ static void handle_hello(struct rdma_peer *peer, const void *p, u16 len)
 	peer->remote_frames = le32_to_cpu(h->nr_frames);
 	peer->remote_ready = true;
 	spin_unlock_bh(&peer->lock);
-}
-
-/* A well-formed transport header of exactly the length received? */
-static bool rx_valid(const struct rdma_hdr *h, u32 byte_len)
-{
-	u32 len = le16_to_cpu(h->len);
-	u32 want;
-
-	if (byte_len < sizeof(*h) || h->magic != RDMA_HDR_MAGIC || h->rsvd ||
-	    !h->type || h->type >= RDMA_T_NR || (h->flags & ~RDMA_HF_PAGE) ||
-	    len > RDMA_MAX_PAYLOAD)
-		return false;
-	want = sizeof(*h) + len;
-	/* The data SGE only fills once the header SGE is full. */
-	if (h->flags & RDMA_HF_PAGE)
-		return h->type == RDMA_T_MSG && byte_len == RDMA_SLOT_SIZE +
-		       PAGE_SIZE && len <= RDMA_MAX_PAYLOAD;
-	return byte_len == want;
 }
 
 static void recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -348,7 +329,7 @@ static void recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	ib_dma_sync_single_for_cpu(dev, rx->dma, RDMA_SLOT_SIZE,
 				   DMA_FROM_DEVICE);
 	len = le16_to_cpu(h->len);
-	if (!rx_valid(h, wc->byte_len)) {
+	if (!ddsm_wire_hdr_valid(h, wc->byte_len)) {
 		atomic64_inc(&peer->drops);
 		trace_ddsm_net_drop(peer->node, h->type, wc->byte_len);
 		pr_warn_ratelimited("node %u: dropped malformed transport message (%u bytes)\n",
@@ -815,7 +796,6 @@ static int cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
 static int on_connect_request(struct rdma_tp *tp, struct rdma_cm_id *id,
 			      struct rdma_cm_event *ev)
 {
-	const struct rdma_conn_req *req = ev->param.conn.private_data;
 	struct sockaddr_in *src = (struct sockaddr_in *)&id->route.addr.dst_addr;
 	struct rdma_conn_param param = {};
 	struct rdma_peer *peer;
@@ -825,19 +805,19 @@ static int on_connect_request(struct rdma_tp *tp, struct rdma_cm_id *id,
 
 	if (tp->stopping)
 		goto reject;
-	if (ev->param.conn.private_data_len < sizeof(*req) ||
-	    le32_to_cpu(req->magic) != RDMA_CONN_MAGIC ||
-	    le16_to_cpu(req->version) != RDMA_CONN_VERSION ||
-	    le16_to_cpu(req->nr_nodes) != tp->nr_nodes) {
-		pr_warn_ratelimited("refused connection from %pISc: bad request\n",
-				    src);
+	ret = ddsm_wire_conn_req_check(ev->param.conn.private_data,
+				       ev->param.conn.private_data_len,
+				       tp->t.self, tp->nr_nodes);
+	if (ret < 0) {
+		pr_warn_ratelimited("refused connection from %pISc: %s\n", src,
+				    ret == -EPERM ? "not a node that connects here" :
+						    "malformed request");
 		goto reject;
 	}
-	node = le16_to_cpu(req->node_id);
-	if (node >= tp->nr_nodes || node <= tp->t.self ||
-	    src->sin_family != AF_INET ||
+	node = ret;
+	if (src->sin_family != AF_INET ||
 	    src->sin_addr.s_addr != tp->peers[node].addr.sin_addr.s_addr) {
-		pr_warn_ratelimited("refused connection from %pISc claiming node %u: not a configured peer\n",
+		pr_warn_ratelimited("refused connection from %pISc claiming node %u: not its configured address\n",
 				    src, node);
 		goto reject;
 	}

@@ -22,59 +22,15 @@
 #include <rdma/rdma_cm.h>
 #include <rdma/ib_cm.h>
 #include "transport.h"
+#include "wire.h"
 
 #define RDMA_RX_DEPTH		32	/* receives posted per connection */
 #define RDMA_TX_SLOTS		64	/* send buffers per connection */
 #define RDMA_CREDIT_RESERVE	2	/* credits only for credit/heartbeat */
-#define RDMA_SLOT_SIZE		256	/* header + inline payload */
-#define RDMA_MAX_PAYLOAD	(RDMA_SLOT_SIZE - sizeof(struct rdma_hdr))
 #define RDMA_MAX_FRAMES		512	/* rxe's fast-registration page list */
 #define RDMA_MAX_IOS		64	/* one-sided transfers in flight */
 #define RDMA_CQ_DEPTH		(RDMA_RX_DEPTH + RDMA_TX_SLOTS + RDMA_MAX_IOS + 8)
 #define RDMA_CM_TIMEOUT_MS	2000
-
-enum rdma_msg_type {
-	RDMA_T_HELLO = 1,	/* first message: our frame pool's rkey */
-	RDMA_T_MSG,		/* a protocol message for the recv callback */
-	RDMA_T_CREDIT,		/* returns credits, nothing else */
-	RDMA_T_HEARTBEAT,
-	RDMA_T_PING,		/* self-test: echo the payload back */
-	RDMA_T_PONG,
-	RDMA_T_NR,
-};
-
-#define RDMA_HDR_MAGIC	0xd7
-#define RDMA_HF_PAGE	0x01	/* a 4 KiB unit follows in the second SGE */
-
-struct rdma_hdr {
-	u8 magic;
-	u8 type;
-	u8 flags;
-	u8 rsvd;
-	__le16 credits;		/* receives the sender has reposted for us */
-	__le16 len;		/* payload bytes after the header */
-	__le64 cookie;		/* PING/PONG: matches a reply to its request */
-};
-
-struct rdma_hello {
-	__le32 node_id;
-	__le32 nr_frames;
-	__le32 rkey;
-	__le32 rsvd;
-	__le64 iova;
-};
-
-/* rdma_cm private data on CONNECT_REQUEST. */
-struct rdma_conn_req {
-	__le32 magic;
-	__le16 version;
-	__le16 node_id;		/* the connecting node */
-	__le16 nr_nodes;
-	__le16 rsvd;
-};
-
-#define RDMA_CONN_MAGIC		0x6464736d
-#define RDMA_CONN_VERSION	1
 
 struct rdma_conn;
 

@@ -275,6 +275,21 @@ static int handle_evict_ack(struct ddsm_cache *c, struct ddsm_cline *l,
 static int handle_nack(struct ddsm_cache *c, struct ddsm_cline *l,
 		       const struct ddsm_msg *m, struct ddsm_actions *acts)
 {
+	if (m->seq == l->seq &&
+	    (l->state == DDSM_C_SI_A || l->state == DDSM_C_MI_A)) {
+		/*
+		 * Home had no room to queue the eviction: ask again.  Going
+		 * back to S/M instead would be wrong, an INV may already have
+		 * taken this node out of the copyset.  The frame is still held.
+		 */
+		bool dirty = l->state == DDSM_C_MI_A;
+
+		c->stats.nacks++;
+		start_event(c, l, m->unit,
+			    dirty ? DDSM_MSG_EVICT_MODIFIED : DDSM_MSG_EVICT_SHARED,
+			    dirty ? DDSM_MF_DATA : 0, l->state, acts);
+		return 0;
+	}
 	if (m->seq != l->seq || !waiting_for_acks(l->state) || l->acks_got) {
 		c->stats.proto_errors++;
 		return -EPROTO;

@@ -126,6 +126,7 @@ shopt -s nullglob
 cd "$REPO"
 for f in kernel/proto/*.c kernel/proto/*.h \
 	 kernel/core/ioctl_check.c kernel/core/ioctl_check.h \
+	 kernel/net/wire.c kernel/net/wire.h \
 	 include/uapi/linux/ddsm.h \
 	 tests/kunit/*_test.c tests/kunit/*.h; do
 	copy_file "$f"
@@ -163,6 +164,7 @@ ccflags-y += -I$(ddsm_dir)/include
 
 ddsm_srcs := $(sort $(wildcard $(ddsm_dir)/kernel/proto/*.c)) \
 	     $(ddsm_dir)/kernel/core/ioctl_check.c \
+	     $(ddsm_dir)/kernel/net/wire.c \
 	     $(sort $(wildcard $(ddsm_dir)/tests/kunit/*_test.c))
 
 obj-$(CONFIG_DDSM_KUNIT_TEST) += ddsm_kunit_test.o

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The RDMA transport's own framing: the header in front of every SEND,
+ * the rdma_cm private data of a connection request, and the HELLO that
+ * carries a connection's frame-pool rkey.  Pure code (no ib_core) so that
+ * KUnit checks every malformed case; rdma.c trusts nothing that has not
+ * passed these checks.
+ */
+#ifndef DDSM_NET_WIRE_H
+#define DDSM_NET_WIRE_H
+
+#include <linux/types.h>
+
+enum rdma_msg_type {
+	RDMA_T_HELLO = 1,	/* first message: our frame pool's rkey */
+	RDMA_T_MSG,		/* a protocol message for the recv callback */
+	RDMA_T_CREDIT,		/* returns credits, nothing else */
+	RDMA_T_HEARTBEAT,
+	RDMA_T_PING,		/* self-test: echo the payload back */
+	RDMA_T_PONG,
+	RDMA_T_NR,
+};
+
+#define RDMA_HDR_MAGIC	0xd7
+#define RDMA_HF_PAGE	0x01	/* a 4 KiB unit follows in the second SGE */
+
+struct rdma_hdr {
+	u8 magic;
+	u8 type;
+	u8 flags;
+	u8 rsvd;
+	__le16 credits;		/* receives the sender has reposted for us */
+	__le16 len;		/* payload bytes after the header */
+	__le64 cookie;		/* PING/PONG: matches a reply to its request */
+};
+
+#define RDMA_SLOT_SIZE		256	/* header + inline payload */
+#define RDMA_MAX_PAYLOAD	(RDMA_SLOT_SIZE - sizeof(struct rdma_hdr))
+#define RDMA_UNIT_SIZE		4096
+
+struct rdma_hello {
+	__le32 node_id;
+	__le32 nr_frames;
+	__le32 rkey;
+	__le32 rsvd;
+	__le64 iova;
+};
+
+/* rdma_cm private data on CONNECT_REQUEST. */
+struct rdma_conn_req {
+	__le32 magic;
+	__le16 version;
+	__le16 node_id;		/* the connecting node */
+	__le16 nr_nodes;
+	__le16 rsvd;
+};
+
+#define RDMA_CONN_MAGIC		0x6464736d
+#define RDMA_CONN_VERSION	1
+
+/*
+ * Is @h a well-formed header for a receive of @byte_len bytes?  A message
+ * with a unit sends its header SGE whole (RDMA_SLOT_SIZE) so the unit
+ * lands exactly in the receiver's page SGE.
+ */
+bool ddsm_wire_hdr_valid(const struct rdma_hdr *h, u32 byte_len);
+
+/*
+ * Check a connection request from a node that claims @req->node_id.
+ * Returns that id, or -EPROTO (malformed) / -EPERM (not a node that may
+ * connect to @self: only higher ids connect, and only configured ones).
+ */
+int ddsm_wire_conn_req_check(const void *data, u32 len, u32 self,
+			     u32 nr_nodes);
+
+/* Check a HELLO from @node; 0 or -EPROTO. */
+int ddsm_wire_hello_check(const void *data, u32 len, u32 node,
+			  u32 max_frames);
+
+#endif /* DDSM_NET_WIRE_H */
