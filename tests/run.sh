@@ -9,13 +9,13 @@
 #
 # Expects `make stage` to have run (the Makefile's `check` target does).
 # Variables: BUILD_DIR (default ./build), DDSM_TESTS (space-separated subset
-# of: kunit model one_node three_node configure; default all).
+# of: kunit model one_node three_node configure evict; default all).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 RESULTS=$BUILD_DIR/results
-DDSM_TESTS=${DDSM_TESTS:-"kunit model one_node three_node configure"}
+DDSM_TESTS=${DDSM_TESTS:-"kunit model one_node three_node configure evict"}
 export BUILD_DIR
 mkdir -p "$RESULTS"
 
@@ -62,6 +62,9 @@ for t in $DDSM_TESTS; do
 	configure)
 		run_component configure bash "$ROOT/qemu/cluster.sh" -n 3 -t 600 \
 			--name configure -- bash /ddsm/tests/configure.sh ;;
+	evict)
+		run_component evict bash "$ROOT/qemu/cluster.sh" -n 3 -t 900 \
+			--name evict -- bash /ddsm/tests/evict.sh ;;
 	*)
 		echo "unknown test component: $t" >&2
 		failed=$((failed + 1))

@@ -124,6 +124,9 @@ static int cmd_status(struct ddsm *d, const char *dev)
 	C(msgs_dropped);
 	C(mappings);
 	C(fault_timeouts);
+	C(evictions);
+	C(cache_frames);
+	C(fault_errors);
 #undef C
 	return 0;
 }

@@ -61,11 +61,53 @@ static int event_error(struct ddsm_node *n, u64 unit, u32 seq)
 	return err;
 }
 
-static vm_fault_t fault_done(u64 unit, bool write, bool mkwrite, bool waited,
-			     vm_fault_t ret)
+static vm_fault_t fault_done(struct ddsm_node *n, u64 unit, bool write,
+			     bool mkwrite, bool waited, vm_fault_t ret)
 {
+	if (ret & (VM_FAULT_SIGBUS | VM_FAULT_OOM))
+		atomic64_inc(&n->stats.fault_errors);
 	trace_ddsm_fault(unit, write, mkwrite, waited, ret);
 	return ret;
+}
+
+/* Start dropping @unit's copy; true if an EVICT went out. */
+static bool try_evict(struct ddsm_node *n, u64 unit)
+{
+	struct mutex *cl = ddsm_cl_lock(n, unit);
+	struct ddsm_action buf[3];
+	struct ddsm_actions acts;
+	bool started;
+
+	ddsm_actions_init(&acts, buf, ARRAY_SIZE(buf));
+	mutex_lock(cl);
+	started = !ddsm_cache_evict(&n->cache, unit, &acts);
+	if (started)
+		ddsm_frame_leaving(n, unit);
+	mutex_unlock(cl);
+	if (started) {
+		atomic64_inc(&n->stats.evictions);
+		ddsm_run_actions(n, &acts, NULL);
+	}
+	return started;
+}
+
+/*
+ * Keep cache frames within the limit: evict by CLOCK until enough are on
+ * their way out, then give them a moment to go.  The limit is soft: a
+ * fault never waits long for room, so it can never deadlock on it.
+ */
+static void make_room(struct ddsm_node *n)
+{
+	u64 tries, victim;
+
+	for (tries = 0; ddsm_frames_need_room(n) && tries < 64; tries++) {
+		if (!ddsm_frames_clock_next(n, &victim))
+			break;
+		try_evict(n, victim);
+	}
+	wait_event_timeout(n->frames.room,
+			   atomic64_read(&n->frames.cached) < n->frames.limit,
+			   msecs_to_jiffies(100));
 }
 
 vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
@@ -81,11 +123,10 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 	vm_fault_t ret;
 
 	if (!ddsm_unit_valid(&n->space, unit))
-		return VM_FAULT_SIGBUS;
-	/* The frame must exist before data can arrive into it. */
-	frame = ddsm_frame_get(n, unit, GFP_KERNEL);
-	if (!frame)
-		return VM_FAULT_OOM;
+		return fault_done(n, unit, write, mkwrite, false,
+				  VM_FAULT_SIGBUS);
+	if (!ddsm_frame_peek(n, unit) && ddsm_frames_need_room(n))
+		make_room(n);
 
 	for (;;) {
 		enum ddsm_fault_result res;
@@ -95,6 +136,17 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 
 		ddsm_actions_init(&acts, buf, ARRAY_SIZE(buf));
 		mutex_lock(cl);
+		/*
+		 * The frame must exist before data can arrive into it, and is
+		 * taken under the lock that keeps an eviction from freeing it.
+		 */
+		frame = ddsm_frame_get(n, unit, GFP_KERNEL);
+		if (!frame) {
+			mutex_unlock(cl);
+			return fault_done(n, unit, write, mkwrite, waited,
+					  VM_FAULT_OOM);
+		}
+		ddsm_frame_touch(n, unit);
 		res = ddsm_cache_fault(&n->cache, unit, write, &acts);
 		if (res != DDSM_FAULT_WAIT) {
 			/* A read-only result never answers a store. */
@@ -108,7 +160,7 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 			mutex_unlock(cl);
 			if (!waited)
 				atomic64_inc(&n->stats.remaps);
-			return fault_done(unit, write, mkwrite, waited, ret);
+			return fault_done(n, unit, write, mkwrite, waited, ret);
 		}
 		seq = ddsm_cache_line(&n->cache, unit)->seq;
 		mutex_unlock(cl);
@@ -122,7 +174,7 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 			ddsm_cache_home_lost(&n->cache, unit, EHOSTDOWN, &acts);
 			mutex_unlock(cl);
 			ddsm_run_actions(n, &acts, NULL);
-			return fault_done(unit, write, mkwrite, waited,
+			return fault_done(n, unit, write, mkwrite, waited,
 					  VM_FAULT_SIGBUS);
 		}
 
@@ -135,26 +187,26 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 							   left);
 		if (left == -ERESTARTSYS) {
 			/* Dying task: the receive path finishes the event. */
-			return fault_done(unit, write, mkwrite, waited,
+			return fault_done(n, unit, write, mkwrite, waited,
 					  VM_FAULT_SIGBUS);
 		}
 		if (!left && !event_over(n, unit, seq, write)) {
 			atomic64_inc(&n->stats.fault_timeouts);
 			pr_warn_ratelimited("ddsm: fault on unit %llu timed out after %u ms\n",
 					    unit, n->fault_timeout_ms);
-			return fault_done(unit, write, mkwrite, waited,
+			return fault_done(n, unit, write, mkwrite, waited,
 					  VM_FAULT_SIGBUS);
 		}
 		err = event_error(n, unit, seq);
 		if (err && err != EBUSY) {
 			pr_warn_ratelimited("ddsm: fault on unit %llu failed: %d\n",
 					    unit, -err);
-			return fault_done(unit, write, mkwrite, waited,
+			return fault_done(n, unit, write, mkwrite, waited,
 					  VM_FAULT_SIGBUS);
 		}
 		if (time_after(jiffies, deadline)) {
 			atomic64_inc(&n->stats.fault_timeouts);
-			return fault_done(unit, write, mkwrite, waited,
+			return fault_done(n, unit, write, mkwrite, waited,
 					  VM_FAULT_SIGBUS);
 		}
 	}

@@ -95,7 +95,8 @@ static int alloc_state(struct ddsm_node *n)
 	if (!n->rx_actions || !n->cache.lines || !n->dir.entries ||
 	    !n->dir.pool || ddsm_frames_init(&n->frames, homed,
 					     n->space.nr_units,
-					     n->space.nr_nodes > 1)) {
+					     n->space.nr_nodes > 1,
+					     n->params.cache_frames)) {
 		pr_err("no memory for the metadata of %llu units\n",
 		       n->space.nr_units);
 		free_state(n);

@@ -47,6 +47,7 @@ struct ddsm_params {
 	unsigned int peer_timeout_ms;
 	unsigned int reconnect_ms;
 	u32 rdma_frames;
+	u64 cache_frames;
 	bool inject;
 	struct dentry *debugfs;
 };
@@ -63,6 +64,8 @@ struct ddsm_stats {
 	atomic64_t proto_errors;
 	atomic64_t mappings;
 	atomic64_t fault_timeouts;
+	atomic64_t evictions;
+	atomic64_t fault_errors;
 	atomic64_t peer_ups;
 	atomic64_t peer_downs;
 	atomic64_t drops[DDSM_MSG_VERDICT_NR];

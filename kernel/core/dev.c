@@ -60,7 +60,7 @@ static void fill_status(struct ddsm_node *n, struct ddsm_status *st)
 	st->nr_nodes = n->space.nr_nodes;
 	st->unit_size = DDSM_PROTO_UNIT_SIZE;
 	st->size = n->space.size;
-	st->frames_limit = 0;
+	st->frames_limit = n->frames.limit;
 	st->faults_read = atomic64_read(&n->stats.faults_read);
 	st->faults_write = atomic64_read(&n->stats.faults_write);
 	st->upgrades = atomic64_read(&n->stats.upgrades);
@@ -71,6 +71,9 @@ static void fill_status(struct ddsm_node *n, struct ddsm_status *st)
 	st->msgs_dropped = atomic64_read(&n->stats.msgs_dropped);
 	st->mappings = atomic64_read(&n->stats.mappings);
 	st->fault_timeouts = atomic64_read(&n->stats.fault_timeouts);
+	st->evictions = atomic64_read(&n->stats.evictions);
+	st->cache_frames = atomic64_read(&n->frames.cached);
+	st->fault_errors = atomic64_read(&n->stats.fault_errors);
 }
 
 static long ioctl_status(struct ddsm_node *n, void __user *arg)

@@ -33,6 +33,7 @@ static unsigned int peer_timeout_ms = 3000;
 static unsigned int reconnect_ms = 1000;
 static unsigned int rdma_frames = 256;
 static bool inject;
+static unsigned long cache_frames = 65536;
 
 static int size_set(const char *val, const struct kernel_param *kp)
 {
@@ -77,6 +78,8 @@ module_param(reconnect_ms, uint, 0444);
 MODULE_PARM_DESC(reconnect_ms, "Retry a lost connection this often (default 1000)");
 module_param(rdma_frames, uint, 0444);
 MODULE_PARM_DESC(rdma_frames, "Pages in the frame pool peers may read and write (default 256, at most 512)");
+module_param(cache_frames, ulong, 0444);
+MODULE_PARM_DESC(cache_frames, "Most frames caching units homed elsewhere; CLOCK evicts beyond (default 65536 = 256 MiB, 0: no limit)");
 module_param(inject, bool, 0444);
 MODULE_PARM_DESC(inject, "Test only: debugfs ddsm/inject sends malformed messages (default off)");
 
@@ -182,6 +185,7 @@ static int __init ddsm_init(void)
 	n->params.reconnect_ms = reconnect_ms;
 	n->params.rdma_frames = rdma_frames;
 	n->params.inject = inject;
+	n->params.cache_frames = cache_frames;
 	n->fault_timeout_ms = fault_timeout_ms;
 	ddsm_node_init_locks(n);
 

@@ -45,6 +45,20 @@ static void run_store(struct ddsm_node *n, u64 unit, struct page *data)
 		copy_highpage(frame, data);
 }
 
+/*
+ * Free a cache frame only if no new event took the unit meanwhile: the
+ * fault path allocates and uses frames under the same lock.
+ */
+static void release_if_idle(struct ddsm_node *n, u64 unit)
+{
+	struct mutex *cl = ddsm_cl_lock(n, unit);
+
+	mutex_lock(cl);
+	if (ddsm_cache_line(&n->cache, unit)->state == DDSM_C_I)
+		ddsm_frame_release(n, unit);
+	mutex_unlock(cl);
+}
+
 int ddsm_run_actions(struct ddsm_node *n, struct ddsm_actions *acts,
 		     struct page *data)
 {
@@ -73,7 +87,7 @@ int ddsm_run_actions(struct ddsm_node *n, struct ddsm_actions *acts,
 			wake_up_all(ddsm_cl_wait(n, a->unit));
 			break;
 		case DDSM_ACT_FREE_FRAME:
-			ddsm_frame_release(n, a->unit);
+			release_if_idle(n, a->unit);
 			break;
 		}
 	}

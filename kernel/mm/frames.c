@@ -2,11 +2,13 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/gfp.h>
+#include <linux/wait.h>
+#include <linux/bitops.h>
 #include "mm.h"
 #include "../core/ddsm.h"
 
 int ddsm_frames_init(struct ddsm_frames *f, u64 nr_home, u64 nr_units,
-		     bool cluster)
+		     bool cluster, u64 limit)
 {
 	f->home = kvcalloc(nr_home, sizeof(*f->home), GFP_KERNEL);
 	if (!f->home)
@@ -14,15 +16,30 @@ int ddsm_frames_init(struct ddsm_frames *f, u64 nr_home, u64 nr_units,
 	f->nr_home = nr_home;
 	if (cluster) {
 		f->cache = kvcalloc(nr_units, sizeof(*f->cache), GFP_KERNEL);
-		if (!f->cache) {
+		f->ref = kvcalloc(BITS_TO_LONGS(nr_units), sizeof(long),
+				  GFP_KERNEL);
+		f->leaving = kvcalloc(BITS_TO_LONGS(nr_units), sizeof(long),
+				      GFP_KERNEL);
+		if (!f->cache || !f->ref || !f->leaving) {
+			kvfree(f->cache);
+			kvfree(f->ref);
+			kvfree(f->leaving);
+			f->leaving = NULL;
 			kvfree(f->home);
 			f->home = NULL;
+			f->cache = NULL;
+			f->ref = NULL;
 			return -ENOMEM;
 		}
 		f->nr_cache = nr_units;
 	}
+	f->limit = limit;
+	f->hand = 0;
 	spin_lock_init(&f->lock);
+	init_waitqueue_head(&f->room);
 	atomic64_set(&f->resident, 0);
+	atomic64_set(&f->cached, 0);
+	atomic64_set(&f->evicting, 0);
 	return 0;
 }
 
@@ -45,9 +62,24 @@ void ddsm_frames_destroy(struct ddsm_frames *f)
 		free_slots(f->home, f->nr_home);
 	if (f->cache)
 		free_slots(f->cache, f->nr_cache);
+	kvfree(f->ref);
+	kvfree(f->leaving);
+	f->leaving = NULL;
 	f->home = NULL;
 	f->cache = NULL;
+	f->ref = NULL;
 	atomic64_set(&f->resident, 0);
+	atomic64_set(&f->cached, 0);
+}
+
+static struct page **home_slot_of(struct ddsm_node *n, u64 unit)
+{
+	u64 idx;
+
+	if (ddsm_unit_home(&n->space, unit) != n->space.node_id)
+		return NULL;
+	idx = ddsm_unit_home_index(&n->space, unit);
+	return idx < n->frames.nr_home ? &n->frames.home[idx] : NULL;
 }
 
 /* Where this node keeps @unit: home memory, or a cache frame. */
@@ -89,6 +121,8 @@ struct page *ddsm_frame_get(struct ddsm_node *n, u64 unit, gfp_t gfp)
 		/* Publish only a fully zeroed page to lockless readers. */
 		smp_store_release(slot, page);
 		atomic64_inc(&n->frames.resident);
+		if (slot != home_slot_of(n, unit))
+			atomic64_inc(&n->frames.cached);
 	}
 	spin_unlock(&n->frames.lock);
 	if (old) {
@@ -100,5 +134,69 @@ struct page *ddsm_frame_get(struct ddsm_node *n, u64 unit, gfp_t gfp)
 
 void ddsm_frame_release(struct ddsm_node *n, u64 unit)
 {
+	struct ddsm_frames *f = &n->frames;
+	struct page *page;
+
 	/* Home frames are the unit's memory: they live as long as the module. */
+	if (ddsm_unit_home(&n->space, unit) == n->space.node_id ||
+	    unit >= f->nr_cache)
+		return;
+	spin_lock(&f->lock);
+	page = f->cache[unit];
+	f->cache[unit] = NULL;
+	spin_unlock(&f->lock);
+	if (test_and_clear_bit(unit, f->leaving))
+		atomic64_dec(&f->evicting);
+	if (!page)
+		return;
+	__free_page(page);
+	atomic64_dec(&f->resident);
+	atomic64_dec(&f->cached);
+	wake_up_all(&f->room);
+}
+
+void ddsm_frame_leaving(struct ddsm_node *n, u64 unit)
+{
+	if (n->frames.leaving && unit < n->frames.nr_cache &&
+	    !test_and_set_bit(unit, n->frames.leaving))
+		atomic64_inc(&n->frames.evicting);
+}
+
+void ddsm_frame_touch(struct ddsm_node *n, u64 unit)
+{
+	if (n->frames.ref && unit < n->frames.nr_cache &&
+	    !test_bit(unit, n->frames.ref))
+		set_bit(unit, n->frames.ref);
+}
+
+bool ddsm_frames_need_room(struct ddsm_node *n)
+{
+	struct ddsm_frames *f = &n->frames;
+
+	return f->limit && atomic64_read(&f->cached) -
+			   atomic64_read(&f->evicting) >= f->limit;
+}
+
+bool ddsm_frames_clock_next(struct ddsm_node *n, u64 *unit)
+{
+	struct ddsm_frames *f = &n->frames;
+	u64 steps, u;
+	bool found = false;
+
+	if (!f->nr_cache)
+		return false;
+	spin_lock(&f->lock);
+	for (steps = 0; steps < 2 * f->nr_cache; steps++) {
+		u = f->hand;
+		f->hand = (f->hand + 1) % f->nr_cache;
+		if (!f->cache[u])
+			continue;
+		if (test_and_clear_bit(u, f->ref))
+			continue;	/* second chance */
+		*unit = u;
+		found = true;
+		break;
+	}
+	spin_unlock(&f->lock);
+	return found;
 }

@@ -23,20 +23,43 @@ struct ddsm_frames {
 	u64 nr_home;
 	struct page **cache;	/* units homed elsewhere, by unit number */
 	u64 nr_cache;
-	spinlock_t lock;	/* orders racing first touches of one unit */
-	atomic64_t resident;
+	unsigned long *ref;	/* CLOCK: cache unit used since the hand passed */
+	unsigned long *leaving;	/* cache units whose eviction is in flight */
+	u64 hand;		/* CLOCK hand, a unit number */
+	u64 limit;		/* most cache frames (0: no limit) */
+	spinlock_t lock;	/* first touches of one unit; the hand */
+	atomic64_t resident;	/* home and cache frames */
+	atomic64_t cached;	/* cache frames */
+	atomic64_t evicting;	/* cache frames on their way out */
+	wait_queue_head_t room;	/* woken when a cache frame goes */
 };
 
 int ddsm_frames_init(struct ddsm_frames *f, u64 nr_home, u64 nr_units,
-		     bool cluster);
+		     bool cluster, u64 limit);
 void ddsm_frames_destroy(struct ddsm_frames *f);
 
 /* The frame that holds @unit on this node, allocated if @gfp allows. */
 struct page *ddsm_frame_get(struct ddsm_node *n, u64 unit, gfp_t gfp);
 /* The frame, or NULL if none is allocated. */
 struct page *ddsm_frame_peek(struct ddsm_node *n, u64 unit);
-/* This node stopped caching @unit: give back a cache frame. */
+/*
+ * This node stopped caching @unit: give back its cache frame.  The caller
+ * holds the unit's cache-line lock and has checked that no event uses it.
+ */
 void ddsm_frame_release(struct ddsm_node *n, u64 unit);
+
+/* An eviction of @unit started: count its frame as leaving. */
+void ddsm_frame_leaving(struct ddsm_node *n, u64 unit);
+
+/* Mark a cache unit used, for CLOCK. */
+void ddsm_frame_touch(struct ddsm_node *n, u64 unit);
+/* Would one more cache frame exceed the limit, counting those leaving? */
+bool ddsm_frames_need_room(struct ddsm_node *n);
+/*
+ * Next eviction candidate by CLOCK (second chance): a cache unit not used
+ * since the hand last passed.  False if a whole sweep found none.
+ */
+bool ddsm_frames_clock_next(struct ddsm_node *n, u64 *unit);
 
 /* Map @frame at the faulting address. */
 vm_fault_t ddsm_mm_map(struct vm_fault *vmf, struct page *frame,

@@ -49,7 +49,8 @@ enum ddsm_peer_state {
  * @nr_nodes:		nodes in the cluster, this one included
  * @unit_size:		bytes per coherence unit
  * @size:		bytes of global space
- * @frames_limit:	most frames the node may hold (0: no limit)
+ * @frames_limit:	most frames that may cache units homed elsewhere
+ *			(module parameter cache_frames; 0: no limit)
  * @faults_read:	read faults served by the protocol
  * @faults_write:	write faults served by the protocol (not upgrades)
  * @upgrades:		write faults on a read-only mapping (pfn_mkwrite)
@@ -60,6 +61,11 @@ enum ddsm_peer_state {
  * @msgs_dropped:	received messages that failed validation
  * @mappings:		live VMAs of /dev/ddsm on this node
  * @fault_timeouts:	faults that gave up with SIGBUS
+ * @evictions:		units this node gave back to their home to stay
+ *			within frames_limit
+ * @cache_frames:	frames now caching units homed on other nodes
+ * @fault_errors:	faults that failed with SIGBUS for any reason
+ *			(home down, unit lost, timeout)
  * @reserved:		zero
  */
 struct ddsm_status {
@@ -79,7 +85,10 @@ struct ddsm_status {
 	__u64 msgs_dropped;
 	__u64 mappings;
 	__u64 fault_timeouts;
-	__u64 reserved[6];
+	__u64 evictions;
+	__u64 cache_frames;
+	__u64 fault_errors;
+	__u64 reserved[3];
 };
 
 /**
