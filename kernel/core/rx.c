@@ -168,36 +168,59 @@ void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
 }
 
 /*
- * A peer went down: every event this node has in flight on a unit that
- * peer homes fails now instead of waiting for its timeout.
+ * A peer came back: a new incarnation that holds nothing, so it may take
+ * part in outcomes again.
  */
+static void peer_up(struct ddsm_node *n, u32 node)
+{
+	atomic64_inc(&n->stats.peer_ups);
+	mutex_lock(&n->rx_lock);
+	ddsm_dir_node_up(&n->dir, node);
+	ddsm_cache_node_up(&n->cache, node);
+	mutex_unlock(&n->rx_lock);
+}
+
+/*
+ * A peer went down (declared dead, disconnected, unloaded): whatever was
+ * in flight to or from it is lost, so the protocol settles every unit it
+ * touched: home-side locks and copyset bits it held, events here that
+ * wait for its ACK or its data, and our copies of units it homes.
+ */
+static void peer_down(struct ddsm_node *n, u32 node)
+{
+	u64 unit, changed = 0;
+
+	atomic64_inc(&n->stats.peer_downs);
+	mutex_lock(&n->rx_lock);
+	ddsm_dir_node_dead(&n->dir, node);
+	ddsm_cache_node_dead(&n->cache, node);
+	for (unit = 0; unit < n->space.nr_units; unit++) {
+		struct mutex *cl = ddsm_cl_lock(n, unit);
+		struct ddsm_actions acts;
+
+		ddsm_actions_init(&acts, n->rx_actions, DDSM_MAX_ACTIONS);
+		if (ddsm_unit_home(&n->space, unit) == n->space.node_id)
+			ddsm_dir_reclaim(&n->dir, unit, node, &acts);
+		mutex_lock(cl);
+		changed += ddsm_cache_peer_lost(&n->cache, unit, node, &acts);
+		mutex_unlock(cl);
+		ddsm_run_actions(n, &acts, NULL);
+		if (!(unit & 1023))
+			cond_resched();
+	}
+	mutex_unlock(&n->rx_lock);
+	pr_info("node %u gone: %llu units settled, %llu units now lost here\n",
+		node, changed, n->dir.stats.lost);
+}
+
 void ddsm_peer_event(void *ctx, u32 node, bool up)
 {
 	struct ddsm_node *n = ctx;
-	struct ddsm_action buf[4];
-	struct ddsm_actions acts;
-	u64 unit, failed = 0;
 
-	if (up) {
-		atomic64_inc(&n->stats.peer_ups);
+	if (node >= n->space.nr_nodes || node == n->space.node_id)
 		return;
-	}
-	atomic64_inc(&n->stats.peer_downs);
-	for (unit = 0; unit < n->space.nr_units; unit++) {
-		struct mutex *cl;	/* this unit's cache-line lock */
-
-		if (ddsm_unit_home(&n->space, unit) != node)
-			continue;
-		cl = ddsm_cl_lock(n, unit);
-		ddsm_actions_init(&acts, buf, ARRAY_SIZE(buf));
-		mutex_lock(cl);
-		if (ddsm_cache_home_lost(&n->cache, unit, EHOSTDOWN, &acts))
-			failed++;
-		mutex_unlock(cl);
-		ddsm_run_actions(n, &acts, NULL);
-		cond_resched();
-	}
-	if (failed)
-		pr_warn("node %u down: %llu pending faults failed\n", node,
-			failed);
+	if (up)
+		peer_up(n, node);
+	else
+		peer_down(n, node);
 }

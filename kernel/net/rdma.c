@@ -700,6 +700,7 @@ static void conn_release(struct work_struct *work)
 	struct rdma_cm_id *id = conn->cm_id;
 	bool was_up = conn->established;
 
+	/* Same ordered queue: an up_work queued before us has already run. */
 	if (id) {
 		rdma_disconnect(id);
 		/* Flushes every pending receive, send and transfer with an error. */
@@ -750,6 +751,8 @@ static void conn_fail(struct rdma_conn *conn, enum ddsm_peer_state state,
 	queue_work(tp->wq, &conn->release_work);
 }
 
+static void conn_up_work(struct work_struct *work);
+
 static struct rdma_conn *conn_alloc(struct rdma_peer *peer)
 {
 	struct rdma_conn *conn = kzalloc(sizeof(*conn), GFP_KERNEL);
@@ -759,6 +762,7 @@ static struct rdma_conn *conn_alloc(struct rdma_peer *peer)
 	conn->kind = RDMA_KIND_CONN;
 	conn->peer = peer;
 	INIT_WORK(&conn->release_work, conn_release);
+	INIT_WORK(&conn->up_work, conn_up_work);
 	return conn;
 }
 
@@ -782,9 +786,21 @@ static void conn_established(struct rdma_conn *conn)
 	ret = post_reg(conn);
 	if (ret)
 		conn_fail(conn, DDSM_PEER_DOWN, "cannot register frames");
+	if (!ret)
+		queue_work(tp->wq, &conn->up_work);
 	spin_unlock_bh(&peer->lock);
-	if (ret)
-		return;
+}
+
+/*
+ * On the same ordered workqueue as the release of any earlier connection
+ * to this peer, so the core always sees its "down" before the next "up".
+ */
+static void conn_up_work(struct work_struct *work)
+{
+	struct rdma_conn *conn = container_of(work, struct rdma_conn, up_work);
+	struct rdma_peer *peer = conn->peer;
+	struct rdma_tp *tp = peer->tp;
+
 	pr_info("node %u (%s) up\n", peer->node, peer->addr_str);
 	if (tp->t.peer_event)
 		tp->t.peer_event(tp->t.ctx, peer->node, true);
@@ -1185,7 +1201,8 @@ struct ddsm_transport *ddsm_rdma_create(const struct ddsm_rdma_config *cfg,
 		ret = -ENOMEM;
 		goto err_frames;
 	}
-	tp->wq = alloc_workqueue("ddsm_rdma", WQ_MEM_RECLAIM, 0);
+	/* Ordered: a peer's "down" (release) always precedes its next "up". */
+	tp->wq = alloc_ordered_workqueue("ddsm_rdma", WQ_MEM_RECLAIM);
 	if (!tp->wq) {
 		ret = -ENOMEM;
 		goto err_loop;

@@ -99,6 +99,7 @@ struct rdma_conn {
 	struct rdma_rx rx[RDMA_RX_DEPTH];
 	struct rdma_tx tx[RDMA_TX_SLOTS];
 	struct work_struct release_work;
+	struct work_struct up_work;	/* tells the core, after earlier downs */
 	bool established;
 	bool dying;
 };

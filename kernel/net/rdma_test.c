@@ -320,7 +320,7 @@ static int run_bw(struct rdma_test *t, u32 node, u32 count, u32 depth)
 	if (!depth || depth > RDMA_MAX_IOS || !rlen || !slen)
 		return -EINVAL;
 	t0 = ktime_get_ns();
-	for (i = 0; i < count && !ret; i++) {
+	for (i = 0; i < count; i++) {
 		struct test_io *tio;
 
 		wait_event(wq, atomic_read(&inflight) < depth);
@@ -345,6 +345,7 @@ static int run_bw(struct rdma_test *t, u32 node, u32 count, u32 depth)
 		} else if (ret) {
 			atomic_dec(&inflight);
 			kfree(tio);
+			break;	/* @i counts only transfers that were posted */
 		}
 	}
 	/* Every posted transfer completes, with an error if the peer died. */
@@ -468,9 +469,10 @@ static ssize_t inject_write(struct file *file, const char __user *ubuf,
 		if (type > 255)
 			return -EINVAL;
 		ret = ddsm_rdma_send_raw(t->tp, node, type, 0, NULL, 0);
-	} else if (sscanf(cmd, "%u msg %256s", &node, hex) == 2) {
+	} else if (sscanf(cmd, "%u msg %480s", &node, hex) == 2) {
 		n = strlen(hex) / 2;
-		if (!n || n > sizeof(bytes) || hex2bin(bytes, hex, n))
+		if (!n || n > sizeof(bytes) || strlen(hex) != 2 * n ||
+		    hex2bin(bytes, hex, n))
 			return -EINVAL;
 		ret = ddsm_rdma_send_raw(t->tp, node, RDMA_T_MSG, 0, bytes, n);
 	} else {

@@ -40,6 +40,9 @@ static void start_event(struct ddsm_cache *c, struct ddsm_cline *l, u64 unit,
 	l->acks_got = 0;
 	l->have_data = 0;
 	l->err = 0;
+	l->granted = 0;
+	l->expect = 0;
+	l->acked = 0;
 	l->state = new_state;
 	m.seq = l->seq;
 	ddsm_act_send(acts, &m);
@@ -135,9 +138,11 @@ static void writeback(struct ddsm_cache *c, const struct ddsm_msg *fwd,
 static void unlock(struct ddsm_cache *c, struct ddsm_cline *l, u64 unit,
 		   struct ddsm_actions *acts)
 {
+	/* The state tells home whether we got what we asked for (U: no). */
 	struct ddsm_msg m = {
 		.type = DDSM_MSG_UNLOCK,
-		.state = l->state == DDSM_C_M ? DDSM_G_M : DDSM_G_S,
+		.state = l->state == DDSM_C_M ? DDSM_G_M :
+			 l->state == DDSM_C_S ? DDSM_G_S : DDSM_G_U,
 		.src = self(c),
 		.dst = home_of(c, unit),
 		.requester = self(c),
@@ -172,6 +177,45 @@ static void finish(struct ddsm_cache *c, struct ddsm_cline *l, u64 unit,
 	ddsm_act_add(acts, DDSM_ACT_WAKE, unit);
 }
 
+/*
+ * @node, which the event on @l waits for, is dead.  If it was to supply
+ * the data (the grant came without data and it is the only one expected),
+ * the event fails; otherwise its copy died with it, which is as good as
+ * its ACK.  Returns true if the line changed.
+ */
+static bool ack_lost(struct ddsm_cache *c, struct ddsm_cline *l, u64 unit,
+		     u32 node, struct ddsm_actions *acts)
+{
+	bool needs_data = l->state != DDSM_C_SM_AD && !l->have_data;
+
+	l->acked |= BIT_ULL(node);
+	if (needs_data && l->expect == BIT_ULL(node)) {
+		l->err = EHOSTDOWN;
+		l->state = DDSM_C_I;
+		/* Still release home's lock, reporting the failure. */
+		unlock(c, l, unit, acts);
+		ddsm_act_add(acts, DDSM_ACT_WAKE, unit);
+		return true;
+	}
+	l->acks_got++;
+	finish(c, l, unit, acts);
+	return true;
+}
+
+/* Nodes that died before the grant told us the event waits for them. */
+static void settle_dead(struct ddsm_cache *c, struct ddsm_cline *l, u64 unit,
+			struct ddsm_actions *acts)
+{
+	u32 node;
+
+	for (node = 0; node < c->space->nr_nodes; node++) {
+		if (!waiting_for_acks(l->state))
+			return;
+		if (l->expect & c->dead & ~l->acked & BIT_ULL(node))
+			ack_lost(c, l, unit, node, acts);
+	}
+}
+
 static int handle_ack(struct ddsm_cache *c, struct ddsm_cline *l,
 		      const struct ddsm_msg *m, struct ddsm_actions *acts)
 {
@@ -184,6 +228,13 @@ static int handle_ack(struct ddsm_cache *c, struct ddsm_cline *l,
 	if (l->acks_got >= m->acks)
 		goto bad;
 
+	if (m->flags & DDSM_MF_GRANT) {
+		if (l->granted)
+			goto bad;
+	} else if (l->acked & BIT_ULL(m->src)) {
+		goto bad;
+	}
+
 	c->stats.acks++;
 	l->acks_need = m->acks;
 	l->acks_got++;
@@ -191,7 +242,15 @@ static int handle_ack(struct ddsm_cache *c, struct ddsm_cline *l,
 		l->have_data = 1;
 		ddsm_act_add(acts, DDSM_ACT_STORE, m->unit);
 	}
+	if (m->flags & DDSM_MF_GRANT) {
+		l->granted = 1;
+		l->expect = m->copyset;
+	} else {
+		l->acked |= BIT_ULL(m->src);
+	}
 	finish(c, l, m->unit, acts);
+	if (m->flags & DDSM_MF_GRANT)
+		settle_dead(c, l, m->unit, acts);
 	return 0;
 bad:
 	c->stats.proto_errors++;
@@ -327,6 +386,41 @@ int ddsm_cache_handle(struct ddsm_cache *c, const struct ddsm_msg *m,
 	}
 	c->stats.proto_errors++;
 	return -EPROTO;
+}
+
+void ddsm_cache_node_dead(struct ddsm_cache *c, u32 node)
+{
+	if (node < DDSM_PROTO_MAX_NODES)
+		c->dead |= BIT_ULL(node);
+}
+
+void ddsm_cache_node_up(struct ddsm_cache *c, u32 node)
+{
+	if (node < DDSM_PROTO_MAX_NODES)
+		c->dead &= ~BIT_ULL(node);
+}
+
+bool ddsm_cache_peer_lost(struct ddsm_cache *c, u64 unit, u32 node,
+			  struct ddsm_actions *acts)
+{
+	struct ddsm_cline *l = &c->lines[unit];
+
+	if (ddsm_unit_home(c->space, unit) == node) {
+		if (ddsm_cache_home_lost(c, unit, EHOSTDOWN, acts))
+			return true;
+		if (l->state != DDSM_C_S && l->state != DDSM_C_M)
+			return false;
+		/* No home to keep this copy coherent: drop it. */
+		l->gen++;
+		l->state = DDSM_C_I;
+		ddsm_act_add(acts, DDSM_ACT_ZAP, unit);
+		ddsm_act_add(acts, DDSM_ACT_FREE_FRAME, unit);
+		return true;
+	}
+	if (waiting_for_acks(l->state) && l->granted &&
+	    (l->expect & ~l->acked & BIT_ULL(node)))
+		return ack_lost(c, l, unit, node, acts);
+	return false;
 }
 
 bool ddsm_cache_home_lost(struct ddsm_cache *c, u64 unit, u8 err,

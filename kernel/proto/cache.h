@@ -31,6 +31,8 @@ enum ddsm_cstate {
 };
 
 struct ddsm_cline {
+	u64 expect;	/* nodes home said will ACK, besides home itself */
+	u64 acked;	/* nodes whose ACK arrived, home's grant excluded */
 	u32 seq;	/* this node's current or last event on the unit, never 0 */
 	u32 gen;	/* bumped each time this node loses a right to the unit */
 	u16 acks_need;	/* 0 until the first ACK says */
@@ -38,7 +40,7 @@ struct ddsm_cline {
 	u8 state;	/* enum ddsm_cstate */
 	u8 have_data;
 	u8 err;		/* positive errno if the last event failed */
-	u8 pad;
+	u8 granted;	/* home's own ACK arrived */
 };
 
 /* Updated only by ddsm_cache_handle(), which its caller serialises. */
@@ -53,6 +55,7 @@ struct ddsm_cache_stats {
 struct ddsm_cache {
 	const struct ddsm_space *space;
 	struct ddsm_cline *lines;	/* one per unit of the space */
+	u64 dead;			/* nodes declared dead, not back yet */
 	struct ddsm_cache_stats stats;
 };
 
@@ -105,6 +108,19 @@ int ddsm_cache_handle(struct ddsm_cache *c, const struct ddsm_msg *m,
  * Stable lines are left alone; the fault path refuses new events.
  */
 bool ddsm_cache_home_lost(struct ddsm_cache *c, u64 unit, u8 err,
+			  struct ddsm_actions *acts);
+
+/*
+ * @node was declared dead (ddsm_cache_node_dead sets the mask first, then
+ * the caller visits every unit with ddsm_cache_peer_lost): an event waiting
+ * for its ACK counts it as given (its copy died with it) unless it was the
+ * one to supply the data, which fails the event; everything homed on @node
+ * is dropped, so later faults on those units fail instead of using a home
+ * that cannot answer.  Returns true if the line changed.
+ */
+void ddsm_cache_node_dead(struct ddsm_cache *c, u32 node);
+void ddsm_cache_node_up(struct ddsm_cache *c, u32 node);
+bool ddsm_cache_peer_lost(struct ddsm_cache *c, u64 unit, u32 node,
 			  struct ddsm_actions *acts);
 
 const char *ddsm_cstate_name(u8 state);

@@ -38,11 +38,13 @@ const struct ddsm_dir_entry *ddsm_dir_entry(const struct ddsm_dir *d,
 }
 
 static void reply(struct ddsm_dir *d, const struct ddsm_msg *req, u8 type,
-		  u8 flags, u16 acks, u8 state, struct ddsm_actions *acts)
+		  u8 flags, u16 acks, u8 state, u64 others,
+		  struct ddsm_actions *acts)
 {
 	struct ddsm_msg m = {
 		.type = type,
-		.flags = flags,
+		.flags = type == DDSM_MSG_ACK ? flags | DDSM_MF_GRANT : flags,
+		.copyset = others,
 		.state = state,
 		.src = (u16)d->space->node_id,
 		.dst = req->requester,
@@ -124,11 +126,12 @@ static void grant_read(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 		write_lock(e, m);
 		e->wb_pending = 1;
 		forward(d, m, DDSM_MSG_FETCH, e->owner, 2, acts);
-		reply(d, m, DDSM_MSG_ACK, 0, 2, e->state, acts);
+		reply(d, m, DDSM_MSG_ACK, 0, 2, e->state, NODE_BIT(e->owner),
+		      acts);
 		return;
 	}
 	e->rlocks |= NODE_BIT(m->requester);
-	reply(d, m, DDSM_MSG_ACK, DDSM_MF_DATA, 1, e->state, acts);
+	reply(d, m, DDSM_MSG_ACK, DDSM_MF_DATA, 1, e->state, 0, acts);
 }
 
 static void invalidate_sharers(struct ddsm_dir *d, const struct ddsm_msg *m,
@@ -152,7 +155,8 @@ static void grant_write(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 	write_lock(e, m);
 	if (e->state == DDSM_G_M) {
 		forward(d, m, DDSM_MSG_FETCH_INV, e->owner, 2, acts);
-		reply(d, m, DDSM_MSG_ACK, 0, 2, e->state, acts);
+		reply(d, m, DDSM_MSG_ACK, 0, 2, e->state, NODE_BIT(e->owner),
+		      acts);
 		return;
 	}
 	invalidate_sharers(d, m, others, acks, acts);
@@ -161,9 +165,10 @@ static void grant_write(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 	 * invalidated while it waited in the queue has become a write miss.
 	 */
 	if (m->type == DDSM_MSG_WRITE_SHARED && (e->copyset & rbit))
-		reply(d, m, DDSM_MSG_ACK, 0, acks, e->state, acts);
+		reply(d, m, DDSM_MSG_ACK, 0, acks, e->state, others, acts);
 	else
-		reply(d, m, DDSM_MSG_ACK, DDSM_MF_DATA, acks, e->state, acts);
+		reply(d, m, DDSM_MSG_ACK, DDSM_MF_DATA, acks, e->state, others,
+		      acts);
 }
 
 static void grant_evict(struct ddsm_dir *d, struct ddsm_dir_entry *e,
@@ -187,7 +192,7 @@ static void grant_evict(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 			e->state = DDSM_G_U;
 	}
 	/* Otherwise an INV or FETCH_INV already took the copy: just confirm. */
-	reply(d, m, DDSM_MSG_EVICT_ACK, 0, 0, e->state, acts);
+	reply(d, m, DDSM_MSG_EVICT_ACK, 0, 0, e->state, 0, acts);
 }
 
 static void grant(struct ddsm_dir *d, struct ddsm_dir_entry *e,
@@ -196,6 +201,11 @@ static void grant(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 	u64 rbit = NODE_BIT(m->requester);
 
 	d->stats.granted++;
+	if (e->lost && m->type != DDSM_MSG_EVICT_SHARED &&
+	    m->type != DDSM_MSG_EVICT_MODIFIED) {
+		nack(d, m, EIO, acts);
+		return;
+	}
 	switch (m->type) {
 	case DDSM_MSG_READ_MISS:
 	case DDSM_MSG_WRITE_MISS:
@@ -270,19 +280,34 @@ static void drain(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 	}
 }
 
-/* The write-locked event is over: install its outcome and release. */
+/*
+ * The write-locked event is over: install its outcome and release.  The
+ * requester's UNLOCK said whether it got what it asked for; dead nodes
+ * never enter the outcome.
+ */
 static void write_unlock(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 			 struct ddsm_actions *acts)
 {
-	u64 rbit = NODE_BIT(e->wholder);
+	u64 rbit = e->unlock_ok ? NODE_BIT(e->wholder) : 0;
 
 	if (e->wtype == DDSM_MSG_READ_MISS) {
-		e->copyset = NODE_BIT(e->owner) | rbit;
-		e->state = DDSM_G_S;
-	} else {
+		/* The old owner kept a clean copy and wrote it back. */
+		e->copyset = (NODE_BIT(e->owner) | rbit) & ~d->dead;
+		e->state = e->copyset ? DDSM_G_S : DDSM_G_U;
+	} else if (rbit) {
+		/* The writer holds the only current copy, even of a lost unit. */
 		e->copyset = rbit;
 		e->owner = e->wholder;
 		e->state = DDSM_G_M;
+		e->lost = 0;
+	} else {
+		/* A failed write: every other copy was already taken. */
+		e->copyset = 0;
+		e->state = DDSM_G_U;
+	}
+	if (e->lost) {
+		e->copyset = 0;
+		e->state = DDSM_G_U;
 	}
 	e->wlocked = 0;
 	e->wb_pending = 0;
@@ -298,6 +323,7 @@ static int handle_unlock(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 	d->stats.unlocks++;
 	if (e->wlocked && e->wholder == m->requester && e->wseq == m->seq &&
 	    !e->unlock_seen) {
+		e->unlock_ok = m->state != DDSM_G_U;
 		if (e->wb_pending) {
 			e->unlock_seen = 1;
 			return 0;
@@ -307,8 +333,11 @@ static int handle_unlock(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 	}
 	if (!e->wlocked && (e->rlocks & rbit)) {
 		e->rlocks &= ~rbit;
-		e->copyset |= rbit;
-		e->state = DDSM_G_S;
+		/* A reader that failed (a protocol error) holds nothing. */
+		if (m->state != DDSM_G_U) {
+			e->copyset |= rbit;
+			e->state = DDSM_G_S;
+		}
 		drain(d, e, acts);
 		return 0;
 	}
@@ -329,6 +358,96 @@ static int handle_writeback(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 	if (e->unlock_seen)
 		write_unlock(d, e, acts);
 	return 0;
+}
+
+/* Drop every queued request of @node: a grant to it could never finish. */
+static void purge_queue(struct ddsm_dir *d, struct ddsm_dir_entry *e,
+			u32 node)
+{
+	u32 slot = e->qhead, prev = 0;
+
+	while (slot) {
+		struct ddsm_dir_wait *w = &d->pool[slot - 1];
+		u32 next = w->next;
+
+		if (w->msg.requester == node) {
+			if (prev)
+				d->pool[prev - 1].next = next;
+			else
+				e->qhead = next;
+			if (e->qtail == slot)
+				e->qtail = prev;
+			w->next = d->free;
+			d->free = slot;
+			d->pool_used--;
+		} else {
+			prev = slot;
+		}
+		slot = next;
+	}
+}
+
+static void entry_node_dead(struct ddsm_dir *d, struct ddsm_dir_entry *e,
+			    u32 node, struct ddsm_actions *acts)
+{
+	u64 bit = NODE_BIT(node);
+
+	purge_queue(d, e, node);
+	e->rlocks &= ~bit;
+	if (e->copyset & bit) {
+		if (e->state == DDSM_G_M) {
+			/* Its dirty copy was the only current one. */
+			if (!e->lost)
+				d->stats.lost++;
+			e->lost = 1;
+			e->copyset = 0;
+			e->state = DDSM_G_U;
+			/* A pending writeback from it will never come. */
+			e->wb_pending = 0;
+		} else {
+			e->copyset &= ~bit;
+			if (!e->copyset)
+				e->state = DDSM_G_U;
+		}
+	}
+	if (e->wlocked && e->wholder == node && !e->unlock_seen) {
+		if (e->wtype != DDSM_MSG_READ_MISS) {
+			/* It may have written before dying: nobody can tell. */
+			if (!e->lost)
+				d->stats.lost++;
+			e->lost = 1;
+			e->wb_pending = 0;
+		}
+		/* Finish its event on its behalf, as failed. */
+		e->unlock_seen = 1;
+		e->unlock_ok = 0;
+	}
+	if (e->wlocked && e->unlock_seen && !e->wb_pending) {
+		write_unlock(d, e, acts);
+		return;
+	}
+	drain(d, e, acts);
+}
+
+void ddsm_dir_node_dead(struct ddsm_dir *d, u32 node)
+{
+	if (node < DDSM_PROTO_MAX_NODES)
+		d->dead |= NODE_BIT(node);
+}
+
+void ddsm_dir_reclaim(struct ddsm_dir *d, u64 unit, u32 node,
+		      struct ddsm_actions *acts)
+{
+	struct ddsm_dir_entry *e = entry_of(d, unit);
+
+	if (e && node < DDSM_PROTO_MAX_NODES)
+		entry_node_dead(d, e, node, acts);
+}
+
+void ddsm_dir_node_up(struct ddsm_dir *d, u32 node)
+{
+	if (node < DDSM_PROTO_MAX_NODES)
+		d->dead &= ~NODE_BIT(node);
 }
 
 int ddsm_dir_handle(struct ddsm_dir *d, const struct ddsm_msg *m,

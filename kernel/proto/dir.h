@@ -36,7 +36,9 @@ struct ddsm_dir_entry {
 	u8 wtype;	/* request type that holds the write lock */
 	u8 wb_pending;	/* M -> S: old owner's WRITEBACK not in yet */
 	u8 unlock_seen;	/* M -> S: requester's UNLOCK in, writeback not */
-	u8 pad[3];
+	u8 lost;	/* the only current copy died with its node: EIO */
+	u8 unlock_ok;	/* the write-lock holder's UNLOCK reported success */
+	u8 pad;
 };
 
 struct ddsm_dir_wait {
@@ -50,6 +52,7 @@ struct ddsm_dir_stats {
 	u64 nacked;
 	u64 unlocks;
 	u64 proto_errors;	/* messages that make no sense in the entry's state */
+	u64 lost;		/* units whose only current copy died */
 };
 
 struct ddsm_dir {
@@ -60,6 +63,7 @@ struct ddsm_dir {
 	u32 pool_size;
 	u32 free;		/* free list: pool index + 1 */
 	u32 pool_used;
+	u64 dead;		/* nodes declared dead and not back yet */
 	struct ddsm_dir_stats stats;
 };
 
@@ -78,6 +82,21 @@ void ddsm_dir_init(struct ddsm_dir *d, const struct ddsm_space *space,
  */
 int ddsm_dir_handle(struct ddsm_dir *d, const struct ddsm_msg *m,
 		    struct ddsm_actions *acts);
+
+/*
+ * @node was declared dead: from now on it is never counted in an outcome.
+ * Then, unit by unit (ddsm_dir_reclaim): release every lock it held, take
+ * it out of every copyset, drop its queued requests, and mark units whose
+ * only current copy it may have held as lost.  A lost unit refuses every
+ * request with EIO; nodes that still hold a copy keep it, frozen, since
+ * nobody can be granted a conflicting one.
+ */
+void ddsm_dir_node_dead(struct ddsm_dir *d, u32 node);
+/* The per-unit part of the above, so callers bound the actions per call. */
+void ddsm_dir_reclaim(struct ddsm_dir *d, u64 unit, u32 node,
+		      struct ddsm_actions *acts);
+/* @node is back (a new incarnation, with nothing cached). */
+void ddsm_dir_node_up(struct ddsm_dir *d, u32 node);
 
 /* The entry of a unit homed here, or NULL. */
 const struct ddsm_dir_entry *ddsm_dir_entry(const struct ddsm_dir *d,

@@ -120,6 +120,9 @@ enum ddsm_msg_verdict ddsm_msg_decode(const struct ddsm_space *s, u32 from,
 		return DDSM_MSG_BAD_FLAGS;
 	if ((m->flags & DDSM_MF_DATA) && !type_may_carry_data(m->type))
 		return DDSM_MSG_BAD_FLAGS;
+	if ((m->flags & DDSM_MF_GRANT) &&
+	    (m->type != DDSM_MSG_ACK || m->src != ddsm_unit_home(s, m->unit)))
+		return DDSM_MSG_BAD_FLAGS;
 	if (!(m->flags & DDSM_MF_DATA) && type_needs_data(m->type))
 		return DDSM_MSG_BAD_FLAGS;
 	if (!ddsm_unit_valid(s, m->unit))

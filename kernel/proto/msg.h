@@ -37,7 +37,8 @@ enum ddsm_msg_type {
 
 /* Message flags. */
 #define DDSM_MF_DATA	0x01	/* a unit of data travels with the message */
-#define DDSM_MF_ALL	DDSM_MF_DATA
+#define DDSM_MF_GRANT	0x02	/* home's own ACK: @copyset = the others that ACK */
+#define DDSM_MF_ALL	(DDSM_MF_DATA | DDSM_MF_GRANT)
 
 /* Global states, as kept by the directory and reported in messages. */
 enum ddsm_gstate {

@@ -806,7 +806,13 @@ void world_canon(struct world *w, bool rename_seq)
 
 			/* gen only serves the kernel's PTE-install race. */
 			l->gen = 0;
-			l->pad = 0;
+			/* Who we wait for matters only while we wait. */
+			if (l->state != DDSM_C_IS_D && l->state != DDSM_C_IM_AD &&
+			    l->state != DDSM_C_SM_AD) {
+				l->expect = 0;
+				l->acked = 0;
+				l->granted = 0;
+			}
 			if (cfg.raw || home_of(w, u) == i)
 				continue;
 			/* A frame nobody may read until data arrives: garbage. */
@@ -818,7 +824,7 @@ void world_canon(struct world *w, bool rename_seq)
 		for (k = 0; k < n->dir.nr_entries; k++) {
 			struct ddsm_dir_entry *e = &n->entries[k];
 
-			memset(e->pad, 0, sizeof(e->pad));
+			e->pad = 0;
 			if (cfg.raw)
 				continue;
 			/* Fields read only under the write lock / in state M. */
@@ -828,6 +834,7 @@ void world_canon(struct world *w, bool rename_seq)
 				e->wtype = 0;
 				e->wb_pending = 0;
 				e->unlock_seen = 0;
+				e->unlock_ok = 0;
 			}
 			if (e->state != DDSM_G_M)
 				e->owner = 0;
@@ -912,6 +919,9 @@ size_t world_pack(const struct world *w, u8 *out)
 			*p++ = put8(l->acks_got);
 			*p++ = l->have_data;
 			*p++ = l->err;
+			*p++ = put8(l->expect);
+			*p++ = put8(l->acked);
+			*p++ = l->granted;
 			fr |= (u8)((n->frame[k] & 1) << k);
 		}
 		*p++ = fr;
@@ -931,6 +941,8 @@ size_t world_pack(const struct world *w, u8 *out)
 			*p++ = e->wtype;
 			*p++ = e->wb_pending;
 			*p++ = e->unlock_seen;
+			*p++ = e->unlock_ok;
+			*p++ = e->lost;
 			qlen = p++;
 			*qlen = 0;
 			for (slot = e->qhead; slot; slot = n->pool[slot - 1].next) {
@@ -987,6 +999,9 @@ void world_unpack(struct world *w, const u8 *in, size_t len)
 			l->acks_got = *p++;
 			l->have_data = *p++;
 			l->err = *p++;
+			l->expect = *p++;
+			l->acked = *p++;
+			l->granted = *p++;
 		}
 		fr = *p++;
 		for (k = 0; k < cfg.units; k++)
@@ -1005,6 +1020,8 @@ void world_unpack(struct world *w, const u8 *in, size_t len)
 			e->wtype = *p++;
 			e->wb_pending = *p++;
 			e->unlock_seen = *p++;
+			e->unlock_ok = *p++;
+			e->lost = *p++;
 			q = *p++;
 			for (m = 0; m < q; m++) {
 				struct ddsm_dir_wait *wt = &n->pool[used];
