@@ -94,7 +94,7 @@ cl_start_node() {
 		-machine "$mach" "${accel[@]}" -smp 1 -m "$mem" \
 		-nodefaults -no-user-config -display none -no-reboot \
 		-kernel "$CL_KERNEL" -initrd "$CL_RUN/node$i.initrd" \
-		-append "console=ttyS0 panic=-1 quiet ${DDSM_KERNEL_ARGS:-}" \
+		-append "console=ttyS0 panic=-1 quiet no_timer_check ${DDSM_KERNEL_ARGS:-}" \
 		-chardev "file,id=con,path=$CL_LOG/node$i.console,append=on" -serial chardev:con \
 		-chardev "pipe,id=ctl,path=$fifo" -serial chardev:ctl \
 		-chardev "file,id=out,path=$CL_LOG/node$i.out,append=on" -serial chardev:out \

@@ -9,14 +9,14 @@
 #
 # Expects `make stage` to have run (the Makefile's `check` target does).
 # Variables: BUILD_DIR (default ./build), DDSM_TESTS (space-separated subset
-# of: kunit model one_node three_node transport peer_death configure
-# evict; default all).
+# of: kunit model one_node three_node transport peer_death home_death
+# configure evict; default all).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 RESULTS=$BUILD_DIR/results
-DDSM_TESTS=${DDSM_TESTS:-"kunit model one_node three_node transport peer_death configure evict"}
+DDSM_TESTS=${DDSM_TESTS:-"kunit model one_node three_node transport peer_death home_death configure evict"}
 export BUILD_DIR
 mkdir -p "$RESULTS"
 
@@ -65,6 +65,8 @@ for t in $DDSM_TESTS; do
 			--name transport -- bash /ddsm/tests/transport_mesh.sh ;;
 	peer_death)
 		run_component peer_death bash "$ROOT/tests/vm/peer_death.sh" ;;
+	home_death)
+		run_component home_death bash "$ROOT/tests/vm/home_death.sh" ;;
 	configure)
 		run_component configure bash "$ROOT/qemu/cluster.sh" -n 3 -t 600 \
 			--name configure -- bash /ddsm/tests/configure.sh ;;
