@@ -157,6 +157,21 @@ check "ping node$PREV after its garbage: $ST_OUT" ping_ok 50
 st 60 "xfer $PREV 5"
 check "xfer node$PREV after its garbage: $ST_OUT" xfer_ok 5
 
+# ---- 4b. only configured peers may connect ---------------------------
+
+# rping is a stranger to ddsm's connection protocol: its request must be
+# refused (and logged) by the next node's listener, never accepted.
+IFS=, read -ra IPS <<<"$DDSM_NODE_IPS"
+if timeout 20 rping -c -a "${IPS[NEXT]}" -p 18515 -C 1 -S 64 >/dev/null 2>&1; then
+	nok "a non-ddsm client's connection to node$NEXT's ddsm port is refused"
+else
+	ok "a non-ddsm client's connection to node$NEXT's ddsm port is refused"
+fi
+refused() { dmesg | grep -q "refused connection from ${IPS[PREV]}"; }
+check "dmesg: node$PREV's stranger connection refused and logged" \
+	wait_until 30 refused
+check "node$PREV still up after the refused stranger" peer_is "$PREV" up
+
 # ---- 5. rmmod with live connections, highest id first ----------------
 
 st 10 "fill $DONE_FRAME $DONE_SEED"
