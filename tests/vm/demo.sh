@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Guest side of `make demo` (run on every node by qemu/demo.sh): show the
-# soft-RoCE device, load ddsm, let two processes share data through
-# /dev/ddsm, show ddsmctl status, and do a 4 KiB rping with the next node.
+# soft-RoCE device, load ddsm as a one-node DSM, let two processes share
+# data through /dev/ddsm, show ddsmctl status, do a 4 KiB rping with the
+# next node, then load ddsm as one cluster over all nodes and share data,
+# and an atomic counter, across them.
 # TAP-like output; non-zero exit if any step failed.
 
 ME=${DDSM_NODE_ID:?} N=${DDSM_NR_NODES:?}
@@ -72,6 +74,23 @@ if [ "$N" -gt 1 ]; then
 	fi
 fi
 
-step "unload ddsm"
+step "unload the one-node DSM"
 if rmmod ddsm; then ok "rmmod ddsm"; else nok "rmmod ddsm"; fi
+
+if [ "$N" -gt 1 ]; then
+	step "one coherent memory over the $N nodes"
+	peers_up() { [ "$(/ddsm/bin/ddsmctl status | grep -c 'state up')" -ge $((N - 1)) ]; }
+	if insmod /ddsm/ddsm.ko node_id="$ME" nodes="$DDSM_NODE_IPS"; then
+		for _ in $(seq 300); do peers_up && break; sleep 0.1; done
+		if peers_up; then ok "cluster of $N: every peer up over RDMA"; else nok "cluster of $N: every peer up over RDMA"; fi
+		# Each node stores into a unit homed on the next node, reads
+		# everyone's values, then all add to one atomic counter.
+		run_prog "cross-node stores, loads and atomics through /dev/ddsm" \
+			/ddsm/tests/ddsm-test-xnode "$ME" "$N"
+		/ddsm/bin/ddsmctl status | grep -E 'peer|faults|msgs_(sent|recv)'
+		if rmmod ddsm; then ok "rmmod ddsm with live connections"; else nok "rmmod ddsm with live connections"; fi
+	else
+		nok "insmod ddsm.ko node_id=$ME nodes=$DDSM_NODE_IPS"
+	fi
+fi
 exit $failed
