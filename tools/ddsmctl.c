@@ -45,29 +45,6 @@ static int fail(const char *what, const char *dev)
 	return EXIT_RUNTIME;
 }
 
-/* Parse an unsigned 64-bit number with an optional binary suffix. */
-static int parse_u64(const char *s, uint64_t *out)
-{
-	unsigned long long v;
-	unsigned int shift = 0;
-	char *end;
-
-	if (!*s || *s == '-')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	}
-	if (*end || (shift && v > (UINT64_MAX >> shift)))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
 
 static void print_peer(const struct ddsm_peer_info *pi)
 {
@@ -197,14 +174,14 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "home")) {
 		if (argi + 1 != argc)
 			goto bad;
-		if (parse_u64(argv[argi], &gaddr)) {
+		if (ddsm_parse_size(argv[argi], &gaddr)) {
 			fprintf(stderr, "%s: bad global address '%s'\n", prog,
 				argv[argi]);
 			goto bad;
 		}
 	} else if (!strcmp(cmd, "configure")) {
 		if (argi >= argc || argi + 2 < argc ||
-		    parse_u64(argv[argi], &id) || id >= DDSM_MAX_NODES)
+		    ddsm_parse_size(argv[argi], &id) || id >= DDSM_MAX_NODES)
 			goto bad;
 		if (argi + 1 < argc)
 			list = argv[argi + 1];

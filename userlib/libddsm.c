@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -151,6 +152,32 @@ int ddsm_configure(struct ddsm *d, uint32_t node_id, const char *nodes)
 		d->size = st.size;
 	}
 	return 0;
+}
+
+int ddsm_parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	if (!s || !out || !*s || *s == '-')
+		goto bad;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		goto bad;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	}
+	if (*end || (shift && v > (UINT64_MAX >> shift)))
+		goto bad;
+	*out = (uint64_t)v << shift;
+	return 0;
+bad:
+	errno = EINVAL;
+	return -1;
 }
 
 const char *ddsm_peer_state_name(uint32_t state)

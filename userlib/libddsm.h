@@ -140,6 +140,15 @@ int ddsm_home(struct ddsm *d, uint64_t gaddr, struct ddsm_home_query *q);
  */
 int ddsm_configure(struct ddsm *d, uint32_t node_id, const char *nodes);
 
+/**
+ * ddsm_parse_size() - parse a size or global address
+ * @s:   decimal or 0x hex, with an optional K/M/G (binary) suffix
+ * @out: the value
+ *
+ * Returns 0, or -1 (errno EINVAL) for anything else, a sign or overflow.
+ */
+int ddsm_parse_size(const char *s, uint64_t *out);
+
 const char *ddsm_peer_state_name(uint32_t state);
 
 /**

@@ -605,28 +605,6 @@ static int parent_main(pid_t child)
 	return nr_failed ? 1 : 0;
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	unsigned long long v;
-	unsigned int shift = 0;
-	char *end;
-
-	if (!*s || *s == '-')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	}
-	if (*end || (shift && v > (UINT64_MAX >> shift)))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
 
 static void usage(const char *prog)
 {
@@ -644,12 +622,12 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "d:o:s:r:k:t:h")) != -1) {
 		switch (opt) {
 		case 'd': o.dev = optarg; break;
-		case 'o': if (parse_u64(optarg, &o.off)) usage(argv[0]); break;
-		case 's': if (parse_u64(optarg, &o.size)) usage(argv[0]); break;
-		case 'r': if (parse_u64(optarg, &o.rounds)) usage(argv[0]); break;
-		case 'k': if (parse_u64(optarg, &o.kunits)) usage(argv[0]); break;
+		case 'o': if (ddsm_parse_size(optarg, &o.off)) usage(argv[0]); break;
+		case 's': if (ddsm_parse_size(optarg, &o.size)) usage(argv[0]); break;
+		case 'r': if (ddsm_parse_size(optarg, &o.rounds)) usage(argv[0]); break;
+		case 'k': if (ddsm_parse_size(optarg, &o.kunits)) usage(argv[0]); break;
 		case 't':
-			if (parse_u64(optarg, &t) || !t || t > 3600)
+			if (ddsm_parse_size(optarg, &t) || !t || t > 3600)
 				usage(argv[0]);
 			o.timeout = t;
 			break;
