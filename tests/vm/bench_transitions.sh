@@ -1,0 +1,171 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side of qemu/bench-transitions.sh (3 nodes or more): the raw
+# transport first (perftest ib_read_lat -s 4096, server on node 0, client
+# on node 1), then ddsm-bench-transitions on every node (node 1 drives and
+# prints), then ib_read_lat once more, so that drift during the run shows.
+# A benchmark, not a test: it fails only if a measurement could not be
+# taken or the coherence checks of ddsm-bench-transitions failed.
+#
+# Node 1 prints, for the host script:
+#   bench perftest ROUND T_TYPICAL_US T_AVG_US
+#   bench row|scan|errors ...        (see ddsm-bench-transitions.c)
+#
+#   bench transport ping_rtt|read4k VALUE_US VALUE_US  (ddsm self-test)
+#   bench trace NODE KIND N MEDIAN_US P90_US   (every node, BENCH_TRACE=1)
+#
+# Environment: BENCH_REPS (100), BENCH_SCAN_MIB (16), BENCH_SETTLE_US
+# (1000), BENCH_PERF_ITERS (1000), BENCH_TRACE (1: record ddsm's
+# tracepoints during the run and print where the time goes, per node).
+#
+# The trace breakdown, from ddsm:ddsm_msg_send/recv and ddsm:ddsm_fault
+# (timestamps of one node's clock only, so nothing is compared across
+# nodes), over the measured units only (not control or scan units):
+#   req_TYPE   request sent -> fault finished, on the requester: the
+#              kernel's share of the fault latency
+#   first_TYPE request sent -> first reply received, on the requester
+#   wake_TYPE  last reply received -> fault finished (wake-up, map)
+#   svc_TYPE   TYPE received -> next message sent for that unit, on the
+#              node that handles it (home or owner): its processing time
+
+. "$(dirname "${BASH_SOURCE[0]}")/transport_lib.sh"
+
+REPS=${BENCH_REPS:-100} SCAN_MIB=${BENCH_SCAN_MIB:-16}
+SETTLE=${BENCH_SETTLE_US:-1000} ITERS=${BENCH_PERF_ITERS:-1000}
+TRACE=${BENCH_TRACE:-1}
+IFS=, read -ra IPS <<<"$DDSM_NODE_IPS"
+TR=/sys/kernel/tracing
+PORT0=19100		# perftest's own port; ddsm listens on 18515
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+[ "$N" -ge 3 ] || { nok "needs 3 nodes, have $N"; exit 1; }
+
+# perftest ROUND: node 0 serves, node 1 measures; others wait.
+perftest() {
+	local r=$1 port=$((PORT0 + $1)) try
+	local cmd=(ib_read_lat -d rxe0 -s 4096 -n "$ITERS" -F -p "$port")
+	if [ "$ME" -eq 0 ]; then
+		timeout 180 "${cmd[@]}" >"$tmp/srv" 2>&1 ||
+			{ nok "ib_read_lat server round $r"; sed 's/^/# /' "$tmp/srv"; }
+		return
+	fi
+	[ "$ME" -eq 1 ] || return 0
+	for ((try = 1; try <= 60; try++)); do
+		timeout 180 "${cmd[@]}" "${IPS[0]}" >"$tmp/out" 2>&1
+		grep -q '^ *[0-9]\+ \+[0-9]\+ \+[0-9.]\+' "$tmp/out" && break
+		grep -q "Couldn't connect" "$tmp/out" || break
+		sleep 1
+	done
+	# Data line: #bytes #iterations t_min t_max t_typical t_avg ...
+	local line
+	line=$(awk '/#bytes/ { getline; print; exit }' "$tmp/out")
+	if [[ $line =~ ^\ *4096\ + ]]; then
+		echo "# ib_read_lat: $line"
+		awk -v r="$r" '{ print "bench perftest", r, $5, $6 }' <<<"$line"
+	else
+		nok "ib_read_lat client round $r"
+		sed 's/^/# /' "$tmp/out"
+	fi
+}
+
+trace_start() {
+	mountpoint -q $TR || mount -t tracefs nodev $TR || return 1
+	echo 0 >$TR/tracing_on
+	echo 32768 >$TR/buffer_size_kb || return 1
+	echo >$TR/trace
+	for e in ddsm/ddsm_msg_send ddsm/ddsm_msg_recv ddsm/ddsm_fault; do
+		echo 1 >"$TR/events/$e/enable" || return 1
+	done
+	echo 1 >$TR/tracing_on
+}
+
+# trace_report LO HI: the breakdown over units LO <= u < HI.
+trace_report() {
+	echo 0 >$TR/tracing_on
+	grep -c . $TR/trace | sed 's/^/# trace lines: /'
+	awk -v me="$ME" -v lo="$1" -v hi="$2" '
+	function add(k, v) { printf "%s %.1f\n", k, v }
+	function field(name,   i) {
+		for (i = 1; i <= NF; i++) if (index($i, name "=") == 1) return substr($i, length(name) + 2)
+		return ""
+	}
+	/ ddsm_(msg_send|msg_recv|fault): / {
+		for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = substr($i, 1, length($i) - 1) * 1e6; ev = $(i + 1); ty = $(i + 2); break }
+		u = field("unit") + 0
+		if (u < lo || u >= hi) next
+		if (ev == "ddsm_fault:") {
+			if (u in req && $0 ~ / remote /) {
+				add("req_" rty[u], t - req[u])
+				if (u in last) add("wake_" rty[u], t - last[u])
+				delete req[u]; delete last[u]; delete got[u]
+			}
+			next
+		}
+		split($(i + 4), sd, "->")
+		if (ev == "ddsm_msg_send:" && sd[1] == me) {
+			if (u in svc) { add("svc_" sty[u], t - svc[u]); delete svc[u] }
+			if (ty ~ /^(READ_MISS|WRITE_MISS|WRITE_SHARED)$/) { req[u] = t; rty[u] = ty; delete got[u]; delete last[u] }
+		} else if (ev == "ddsm_msg_recv:" && sd[2] == me) {
+			if (u in req && ty ~ /^(ACK|NACK)$/) {
+				if (!(u in got)) { add("first_" rty[u], t - req[u]); got[u] = 1 }
+				last[u] = t
+			}
+			if (ty ~ /^(READ_MISS|WRITE_MISS|WRITE_SHARED|INV|FETCH|FETCH_INV)$/) { svc[u] = t; sty[u] = ty }
+		}
+	}' $TR/trace | sort -k1,1 -k2,2n | awk -v me="$ME" '
+	function flush() {
+		if (m) printf "bench trace %d %s %d %.1f %.1f\n", me, k, m, a[int((m + 1) / 2)], a[int((9 * m + 9) / 10)]
+	}
+	$1 != k { flush(); k = $1; m = 0 }
+	{ a[++m] = $2 }
+	END { flush() }'
+}
+
+# Every node must be done with a phase before the next one starts; the
+# nodes have no other channel yet, so the host-side harness's common
+# start plus generous waits (perftest retries while the server is not
+# listening) keep them in step.
+perftest 1
+
+tp_load || { nok "insmod ddsm.ko"; exit 1; }
+wait_until 60 all_up || { nok "every peer up within 60 s"; exit 1; }
+ok "ddsm loaded, peers up"
+if [ "$TRACE" = 1 ]; then
+	trace_start && note "tracing ddsm events" || { note "tracing unavailable"; TRACE=0; }
+fi
+note "clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
+
+ddsm-bench-transitions -r "$REPS" -s "$SCAN_MIB" -w "$SETTLE" "$ME" "$N"
+rc=$?
+if [ "$rc" -eq 0 ]; then ok "ddsm-bench-transitions"; else nok "ddsm-bench-transitions exit $rc"; fi
+if [ "$ME" -eq 1 ]; then
+	ddsmctl status | sed 's/^/# status: /'
+	# ddsm's own transport to node 0, for the reading of the numbers:
+	# a 48-byte message round trip and a one-sided 4 KiB RDMA READ.
+	if st 120 "ping 0 $ITERS 48" && ping_ok "$ITERS"; then
+		echo "# $ST_OUT"
+		awk -v a="$(kv "$ST_OUT" rtt_p50_ns)" -v b="$(kv "$ST_OUT" rtt_avg_ns)" \
+			'BEGIN { printf "bench transport ping_rtt %.1f %.1f\n", a / 1e3, b / 1e3 }'
+	else
+		note "ddsm ping: $ST_OUT"
+	fi
+	if st 180 "xfer 0 $ITERS" && xfer_ok "$ITERS"; then
+		echo "# $ST_OUT"
+		awk -v a="$(kv "$ST_OUT" read_avg_ns)" \
+			'BEGIN { printf "bench transport read4k %.1f %.1f\n", a / 1e3, a / 1e3 }'
+	else
+		note "ddsm xfer: $ST_OUT"
+	fi
+fi
+if [ "$TRACE" = 1 ]; then
+	units=$(($(ddsmctl status | sed -n 's/^space size: \([0-9]*\).*/\1/p') / 4096))
+	trace_report 64 $((units - 2 * SCAN_MIB * 256))
+fi
+
+# Node 0 may finish the helper loop well before node 1 has printed its
+# scans; the client retries for up to 60 s until the server listens.
+perftest 2
+echo "# bench: node$ME: $failed failures"
+[ "$failed" -eq 0 ]
