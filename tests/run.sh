@@ -10,13 +10,14 @@
 # Expects `make stage` to have run (the Makefile's `check` target does).
 # Variables: BUILD_DIR (default ./build), DDSM_TESTS (space-separated subset
 # of: kunit model one_node three_node transport peer_death home_death
-# configure evict; default all).
+# configure evict coherence litmus; default all).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 RESULTS=$BUILD_DIR/results
-DDSM_TESTS=${DDSM_TESTS:-"kunit model one_node three_node transport peer_death home_death configure evict"}
+DDSM_TESTS=${DDSM_TESTS:-"kunit model one_node three_node transport peer_death home_death configure evict
+	coherence litmus"}
 export BUILD_DIR
 mkdir -p "$RESULTS"
 
@@ -73,6 +74,13 @@ for t in $DDSM_TESTS; do
 	evict)
 		run_component evict bash "$ROOT/qemu/cluster.sh" -n 3 -t 900 \
 			--name evict -- bash /ddsm/tests/evict.sh ;;
+	coherence)
+		run_component coherence bash "$ROOT/qemu/cluster.sh" -n 3 -t 1200 \
+			--name coherence -- bash /ddsm/tests/coherence.sh ;;
+	litmus)
+		# Four nodes so that IRIW's four threads each get their own.
+		run_component litmus bash "$ROOT/qemu/cluster.sh" -n 4 -t 2400 \
+			--name litmus -- bash /ddsm/tests/litmus.sh ;;
 	*)
 		echo "unknown test component: $t" >&2
 		failed=$((failed + 1))

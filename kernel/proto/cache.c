@@ -371,6 +371,15 @@ int ddsm_cache_handle(struct ddsm_cache *c, const struct ddsm_msg *m,
 		return -EPROTO;
 	}
 	l = &c->lines[m->unit];
+	/*
+	 * The unit's home is down: every event on it was failed when we
+	 * learnt it (ddsm_cache_peer_lost) and new ones fail at once, so an
+	 * ACK that still arrives (a sharer's INV ACK, an old owner's data)
+	 * answers an event that is over.
+	 */
+	if (m->type == DDSM_MSG_ACK &&
+	    (c->dead & BIT_ULL(home_of(c, m->unit))))
+		return 0;
 	switch (m->type) {
 	case DDSM_MSG_ACK:
 		return handle_ack(c, l, m, acts);

@@ -302,6 +302,15 @@ static void write_unlock(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 		e->lost = 0;
 	} else {
 		/* A failed write: every other copy was already taken. */
+		if (e->state == DDSM_G_M) {
+			/*
+			 * Taken from an owner (FETCH_INV) whose data never
+			 * reached the requester: it died with the owner.
+			 */
+			if (!e->lost)
+				d->stats.lost++;
+			e->lost = 1;
+		}
 		e->copyset = 0;
 		e->state = DDSM_G_U;
 	}

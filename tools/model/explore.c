@@ -25,6 +25,8 @@
 #define DEFAULT_PLANT	BUG_EARLY_UNLOCK
 #elif defined(PLANT_NO_WRITEBACK)
 #define DEFAULT_PLANT	BUG_NO_WRITEBACK
+#elif defined(PLANT_FORGET_LOST)
+#define DEFAULT_PLANT	BUG_FORGET_LOST
 #else
 #define DEFAULT_PLANT	BUG_NONE
 #endif
@@ -259,12 +261,13 @@ static void edge_add(struct store *s, u32 from, u32 to)
 }
 
 /*
- * Progress: from every reachable state, delivering messages alone (no new
- * accesses, evictions or deaths) can reach a state with nothing in
- * flight, which the per-state checks proved quiescent.  So every event
- * that has started can finish; a state that cannot is a livelock (or a
- * deadlock hidden behind messages that only bounce).  Backward search
- * over the delivery transitions from the idle states.
+ * Progress: from every reachable state, delivering messages and telling
+ * survivors of a death (the failure detector always fires eventually) --
+ * no new accesses, evictions or deaths -- can reach a state with nothing
+ * in flight and no detection due, which the per-state checks proved
+ * quiescent.  So every event that has started can finish; a state that
+ * cannot is a livelock (or a deadlock hidden behind messages that only
+ * bounce).  Backward search over those transitions from the idle states.
  */
 static void check_progress(struct store *s, struct result *res)
 {
@@ -315,8 +318,8 @@ static void check_progress(struct store *s, struct result *res)
 	if (i < s->n) {
 		res->status = STEP_VIOLATION;
 		snprintf(res->what, sizeof(res->what),
-			 "livelock: %u states cannot reach quiescence by delivering messages",
-			 s->n - qt);
+			 "livelock: %u states cannot reach quiescence by delivering messages%s",
+			 s->n - qt, cfg.deaths ? " and detecting deaths" : "");
 		if (!quiet) {
 			printf("%s: VIOLATION: %s; the shallowest:\n", cfg.name,
 			       res->what);
@@ -334,7 +337,7 @@ static void explore(struct result *res)
 	static struct world base, w;
 	static u8 buf[PACK_MAX], cur[PACK_MAX];
 	struct store s;
-	u16 evs[MAXN * MAXN + MAXN * (3 * MAXU + 1)];
+	u16 evs[MAXEV];
 	double t0 = now();
 	u32 i, e, nev;
 	size_t len, clen;
@@ -345,6 +348,7 @@ static void explore(struct result *res)
 	memset(res, 0, sizeof(*res));
 	max_chan_seen = 0;
 	memset(delivered, 0, sizeof(delivered));
+	memset(coverage, 0, sizeof(coverage));
 	world_init(&w);
 	rc = world_check(&w);
 	world_canon(&w, true);
@@ -365,7 +369,9 @@ static void explore(struct result *res)
 		memcpy(cur, st, clen);
 		world_unpack(&base, cur, clen);
 		nev = world_events(&base, evs);
-		s.idle[i] = !nev || EV_KIND(evs[0]) != EV_DELIVER;
+		/* Deliveries and detections come first in evs[]. */
+		s.idle[i] = !nev || (EV_KIND(evs[0]) != EV_DELIVER &&
+				     EV_KIND(evs[0]) != EV_DETECT);
 		for (e = 0; e < nev; e++) {
 			u32 idx;
 
@@ -397,7 +403,8 @@ static void explore(struct result *res)
 			res->transitions++;
 			idx = store_insert(&s, buf, len, i, evs[e],
 					   (u16)(s.depth[i] + 1), &fresh);
-			if (EV_KIND(evs[e]) == EV_DELIVER)
+			if (EV_KIND(evs[e]) == EV_DELIVER ||
+			    EV_KIND(evs[e]) == EV_DETECT)
 				edge_add(&s, i, idx);
 			if (fresh && s.n > cfg.max_states) {
 				res->status = STEP_BOUND;
@@ -433,6 +440,12 @@ done:
 				none = false;
 			}
 		printf("%s\n", none ? " (every type was delivered)" : "");
+		if (cfg.deaths)
+			printf("%s: dead-node outcomes (transitions): %llu make a unit lost, %llu fail an event with EHOSTDOWN, %llu with EIO; %llu sends to a dead node vanished\n",
+			       cfg.name, (unsigned long long)coverage[COV_LOST],
+			       (unsigned long long)coverage[COV_HOSTDOWN],
+			       (unsigned long long)coverage[COV_EIO],
+			       (unsigned long long)coverage[COV_DROPPED]);
 	}
 out:
 	store_free(&s);
@@ -440,11 +453,37 @@ out:
 
 /* ---- main ----------------------------------------------------------- */
 
+/* " one node dies", " one node dies (n1)", " 2 nodes die (n0,n2)" or "". */
+static void death_name(char *buf, size_t len, u32 nodes)
+{
+	size_t o;
+	u32 i;
+	bool first = true;
+
+	buf[0] = 0;
+	if (!cfg.deaths)
+		return;
+	if (cfg.deaths == 1)
+		o = (size_t)snprintf(buf, len, " one node dies");
+	else
+		o = (size_t)snprintf(buf, len, " %u nodes die", cfg.deaths);
+	if (cfg.die_mask == (1u << nodes) - 1)
+		return;
+	for (i = 0; i < nodes && o < len; i++)
+		if (cfg.die_mask & (1u << i)) {
+			o += (size_t)snprintf(buf + o, len - o, "%sn%u",
+					      first ? " (" : ",", i);
+			first = false;
+		}
+	if (o < len)
+		snprintf(buf + o, len - o, ")");
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: explore [-c NxU[:P]]... [-P pool] [-C chancap] [-m maxstates]\n"
-		"               [-d deaths] [--plant skip-inv|early-unlock|no-writeback]\n"
+		"               [-d deaths] [-k nodes] [--plant skip-inv|early-unlock|no-writeback|forget-lost]\n"
 		"               [--raw] [--tap] [-q]\n");
 	exit(2);
 }
@@ -452,7 +491,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	const char *configs[8];
-	u32 nconf = 0, c, pool = 0, chcap = 8, deaths = 0;
+	u32 nconf = 0, c, pool = 0, chcap = 8, deaths = 0, die_mask = 0;
 	u64 max_states = 20000000;
 	int plant = DEFAULT_PLANT, i, status = 0;
 	bool raw = false, pool_set = false;
@@ -472,6 +511,16 @@ int main(int argc, char **argv)
 			max_states = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(a, "-d") && i + 1 < argc)
 			deaths = (u32)atoi(argv[++i]);
+		else if (!strcmp(a, "-k") && i + 1 < argc) {
+			/* -k 0 -k 12: only these nodes may die */
+			const char *k;
+
+			for (k = argv[++i]; *k; k++) {
+				if (*k < '0' || *k >= '0' + MAXN)
+					usage();
+				die_mask |= 1u << (*k - '0');
+			}
+		}
 		else if (!strcmp(a, "--plant") && i + 1 < argc) {
 			plant = plant_by_name(argv[++i]);
 			if (plant < 0)
@@ -495,7 +544,7 @@ int main(int argc, char **argv)
 
 	for (c = 0; c < nconf; c++) {
 		struct result res;
-		char name[64];
+		char name[96], dname[48];
 		unsigned int nn, nu, np = 0;
 		int got = sscanf(configs[c], "%ux%u:%u", &nn, &nu, &np);
 		bool small_pool = got == 3 || pool_set;
@@ -513,15 +562,16 @@ int main(int argc, char **argv)
 			usage();
 		cfg.chcap = chcap;
 		cfg.deaths = deaths;
+		cfg.die_mask = (u8)(die_mask ? die_mask : (1u << nn) - 1);
+		death_name(dname, sizeof(dname), nn);
 		cfg.plant = plant;
 		cfg.raw = raw;
 		cfg.max_states = max_states;
 		if (small_pool)
 			snprintf(name, sizeof(name), "%ux%u pool=%u%s", nn, nu,
-				 np, deaths ? " +death" : "");
+				 np, dname);
 		else
-			snprintf(name, sizeof(name), "%ux%u%s", nn, nu,
-				 deaths ? " +death" : "");
+			snprintf(name, sizeof(name), "%ux%u%s", nn, nu, dname);
 		cfg.name = name;
 		if (plant && !quiet)
 			printf("%s: planted bug \"%s\"\n", name, plant_name(plant));

@@ -26,6 +26,7 @@ enum plant {
 	BUG_SKIP_INV,		/* a sharer ACKs the first INV without dropping its copy */
 	BUG_EARLY_UNLOCK,	/* a requester UNLOCKs after its first of several ACKs */
 	BUG_NO_WRITEBACK,	/* home ignores the data of a WRITEBACK */
+	BUG_FORGET_LOST,	/* home never keeps a unit lost after a death */
 	BUG_NR,
 };
 
@@ -34,7 +35,8 @@ struct config {
 	u32 nodes, units;
 	u32 pool;		/* wait slots per node */
 	u32 chcap;		/* explorer bound: messages per channel */
-	u32 deaths;		/* "node dies" events allowed per run (hook) */
+	u32 deaths;		/* "node dies" events allowed per run */
+	u8 die_mask;		/* nodes that may die (default: all) */
 	int plant;
 	bool raw;		/* no dead-field canonicalisation */
 	u64 max_states;		/* explorer bound */
@@ -75,7 +77,11 @@ enum ev_kind {
 	EV_WRITE,
 	EV_EVICT,
 	EV_DIE,			/* a = node */
+	EV_DETECT,		/* a = survivor, b = dead node: peer_down() */
 };
+
+/* Most events one state can enable. */
+#define MAXEV	(2 * MAXN * MAXN + MAXN * (3 * MAXU + 1))
 
 #define EV(k, a, b)	((u16)(((k) << 8) | ((a) << 4) | (b)))
 #define EV_KIND(e)	((e) >> 8)
@@ -92,8 +98,11 @@ enum step_result {
 
 extern struct config cfg;
 extern char viol_msg[512];
-extern u32 max_chan_seen;
-extern u64 delivered[DDSM_MSG_NR];	/* coverage: deliveries per type */	/* most messages one channel held */
+extern u32 max_chan_seen;	/* most messages one channel held */
+extern u64 delivered[DDSM_MSG_NR];	/* coverage: deliveries per type */
+/* Coverage of the dead-node paths: transitions that did each. */
+enum { COV_LOST, COV_HOSTDOWN, COV_EIO, COV_DROPPED, COV_NR };
+extern u64 coverage[COV_NR];
 extern FILE *steplog;		/* non-NULL: describe each step (trace replay) */
 
 /* world.c */
@@ -107,6 +116,7 @@ size_t world_pack(const struct world *w, u8 *out);
 void world_unpack(struct world *w, const u8 *in, size_t len);
 void world_print(FILE *f, const struct world *w);
 u32 world_events(const struct world *w, u16 *evs);
+bool world_settling(const struct world *w);
 void ev_name(u16 ev, char *buf, size_t len);
 const char *plant_name(int p);
 int plant_by_name(const char *s);

@@ -15,10 +15,13 @@ char viol_msg[512];
 FILE *steplog;
 u32 max_chan_seen;
 u64 delivered[DDSM_MSG_NR];
+u64 coverage[COV_NR];
 
 static char logbuf[8192];
 static size_t loglen;
 static bool pack_error;
+/* A local event's SEND failed: the sender already knows the peer is down. */
+static bool send_failed;
 
 static void logp(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void logp(const char *fmt, ...)
@@ -53,6 +56,7 @@ static const char *const plant_names[BUG_NR] = {
 	[BUG_SKIP_INV] = "skip-inv",
 	[BUG_EARLY_UNLOCK] = "early-unlock",
 	[BUG_NO_WRITEBACK] = "no-writeback",
+	[BUG_FORGET_LOST] = "forget-lost",
 };
 
 const char *plant_name(int p)
@@ -90,7 +94,8 @@ static const char *gstate_name(u8 s)
 static const char *err_name(u8 e)
 {
 	return e == EBUSY ? "EBUSY" : e == EPROTO ? "EPROTO" :
-	       e == ENOMEM ? "ENOMEM" : e ? "E?" : "0";
+	       e == ENOMEM ? "ENOMEM" : e == EIO ? "EIO" :
+	       e == EHOSTDOWN ? "EHOSTDOWN" : e ? "E?" : "0";
 }
 
 static void set_str(char *buf, size_t len, u64 set)
@@ -167,6 +172,10 @@ void ev_name(u16 ev, char *buf, size_t len)
 		break;
 	case EV_DIE:
 		snprintf(buf, len, "n%u: dies", EV_A(ev));
+		break;
+	case EV_DETECT:
+		snprintf(buf, len, "n%u: detects the death of n%u", EV_A(ev),
+			 EV_B(ev));
 		break;
 	default:
 		snprintf(buf, len, "?");
@@ -283,7 +292,20 @@ static int run_actions(struct world *w, u32 node, struct ddsm_actions *acts,
 					    (unsigned long long)m->unit);
 			data = (m->flags & DDSM_MF_DATA) ? n->frame[m->unit] : 0;
 			msg_desc(m, data, m->src != m->dst, d, sizeof(d));
+			if (n->cache.dead & BIT_ULL(m->dst)) {
+				/*
+				 * peer_down() ran here: the transport refuses
+				 * (-ENOTCONN).  The receive path ignores it, a
+				 * fault fails its event (local_access()).
+				 */
+				send_failed = true;
+				logp("%s%s [send fails: n%u is down]",
+				     i ? ", " : " -> ", d, m->dst);
+				break;
+			}
 			if (!(w->alive & (1u << m->dst))) {
+				/* Not detected yet: the message vanishes. */
+				coverage[COV_DROPPED]++;
 				logp("%s%s [dropped: n%u is dead]",
 				     i ? ", " : " -> ", d, m->dst);
 				break;
@@ -340,10 +362,10 @@ static void entry_note(struct world *w, u64 unit,
 	if (!memcmp(before, e, sizeof(*e)))
 		return;
 	set_str(cs, sizeof(cs), e->copyset);
-	logp("  [dir u%llu: %s %s%s%s%s%s]", (unsigned long long)unit,
+	logp("  [dir u%llu: %s %s%s%s%s%s%s]", (unsigned long long)unit,
 	     gstate_name(e->state), cs, e->wlocked ? " wlocked" : "",
 	     e->rlocks ? " rlocked" : "", e->qhead ? " queue" : "",
-	     e->wb_pending ? " wb_pending" : "");
+	     e->wb_pending ? " wb_pending" : "", e->lost ? " LOST" : "");
 }
 
 static int deliver(struct world *w, u32 s, u32 d)
@@ -488,7 +510,14 @@ static int local_access(struct world *w, u32 node, u32 unit, bool write)
 	}
 	if (!acts.n)
 		return STEP_DISABLED;	/* coalesced with the event in flight */
+	send_failed = false;
 	rc = run_actions(w, node, &acts, NULL);
+	if (!rc && send_failed) {
+		/* ddsm_access(): the home is unreachable, fail the event. */
+		ddsm_actions_init(&acts, buf, 2);
+		ddsm_cache_home_lost(&n->cache, unit, EHOSTDOWN, &acts);
+		rc = run_actions(w, node, &acts, NULL);
+	}
 	line_note(w, node, unit, before);
 	return rc;
 }
@@ -514,32 +543,120 @@ static int local_evict(struct world *w, u32 node, u32 unit)
 }
 
 /*
- * Hook for the dead-node configuration: the node stops, its queue pairs
- * are torn down (both directions lose what they held) and later sends to
- * it are dropped.  Everything else the protocol would need is missing.
+ * A node dies: it stops at once and takes its state with it.  What it
+ * sent to itself and what others sent it is gone, and later sends to it
+ * vanish; what it sent to a survivor before dying stays in that channel
+ * and may still be delivered until the survivor detects the death
+ * (detect()), as an RC queue pair delivers until it is torn down.
  */
 static int node_dies(struct world *w, u32 node)
 {
 	u32 i;
 
-	if (w->deaths >= cfg.deaths || !(w->alive & (1u << node)))
+	if (w->deaths >= cfg.deaths || !(w->alive & (1u << node)) ||
+	    !(cfg.die_mask & (1u << node)))
 		return STEP_DISABLED;
 	w->alive &= (u8)~(1u << node);
 	w->deaths++;
 	for (i = 0; i < cfg.nodes; i++) {
-		w->ch[node][i].len = 0;
 		w->ch[i][node].len = 0;
+		if (!(w->alive & (1u << i)))
+			w->ch[node][i].len = 0;
 	}
-	logp("n%u: dies (its queue pairs are torn down)", node);
+	logp("n%u: dies", node);
 	return STEP_OK;
+}
+
+/*
+ * The failure detector tells @node that @dead is gone: the connection is
+ * torn down (nothing from @dead reaches @node any more, later sends to it
+ * fail), then exactly what kernel/core/rx.c peer_down() runs, in its
+ * order.  One atomic step: peer_down() holds the receive lock.
+ */
+static int detect(struct world *w, u32 node, u32 dead)
+{
+	struct node *n = &w->n[node];
+	struct ddsm_action buf[DDSM_MAX_ACTIONS];
+	struct ddsm_actions acts;
+	u64 unit;
+	int rc;
+
+	if (!(w->alive & (1u << node)) || (w->alive & (1u << dead)) ||
+	    (n->cache.dead & BIT_ULL(dead)))
+		return STEP_DISABLED;
+	w->ch[dead][node].len = 0;
+	logp("n%u: detects the death of n%u", node, dead);
+	ddsm_dir_node_dead(&n->dir, dead);
+	ddsm_cache_node_dead(&n->cache, dead);
+	for (unit = 0; unit < cfg.units; unit++) {
+		struct ddsm_dir_entry ebefore = *entry_for(w, unit);
+		u8 lbefore = n->lines[unit].state;
+
+		ddsm_actions_init(&acts, buf, DDSM_MAX_ACTIONS);
+		if (home_of(w, unit) == node) {
+			struct ddsm_dir_entry *e = entry_for(w, unit);
+
+			ddsm_dir_reclaim(&n->dir, unit, dead, &acts);
+			if (cfg.plant == BUG_FORGET_LOST && e->lost) {
+				/* PLANTED: serve home memory as if nothing was lost. */
+				e->lost = 0;
+				logp(" [PLANTED %s]", plant_name(cfg.plant));
+			}
+		}
+		ddsm_cache_peer_lost(&n->cache, unit, dead, &acts);
+		rc = run_actions(w, node, &acts, NULL);
+		line_note(w, node, unit, lbefore);
+		if (home_of(w, unit) == node)
+			entry_note(w, unit, &ebefore);
+		if (rc)
+			return rc;
+	}
+	return STEP_OK;
+}
+
+/* Some survivor has not been told of a death yet: a detection is due. */
+bool world_settling(const struct world *w)
+{
+	u32 i;
+	u64 dead = (u64)(~w->alive & ((1u << cfg.nodes) - 1));
+
+	for (i = 0; i < cfg.nodes; i++)
+		if ((w->alive & (1u << i)) && (dead & ~w->n[i].cache.dead))
+			return true;
+	return false;
+}
+
+/* Coverage: how many survivor lines / entries show a dead-node outcome. */
+static void count_outcomes(const struct world *w, u32 *c)
+{
+	u32 i, u, k;
+
+	memset(c, 0, COV_NR * sizeof(*c));
+	for (i = 0; i < cfg.nodes; i++) {
+		const struct node *n = &w->n[i];
+
+		if (!(w->alive & (1u << i)))
+			continue;
+		for (u = 0; u < cfg.units; u++) {
+			if (n->lines[u].err == EHOSTDOWN)
+				c[COV_HOSTDOWN]++;
+			if (n->lines[u].err == EIO)
+				c[COV_EIO]++;
+		}
+		for (k = 0; k < n->dir.nr_entries; k++)
+			c[COV_LOST] += n->entries[k].lost;
+	}
 }
 
 int world_apply(struct world *w, u16 ev)
 {
 	int rc;
 
+	u32 before[COV_NR], after[COV_NR], k;
+
 	loglen = 0;
 	logbuf[0] = 0;
+	count_outcomes(w, before);
 	switch (EV_KIND(ev)) {
 	case EV_DELIVER:
 		rc = deliver(w, EV_A(ev), EV_B(ev));
@@ -556,8 +673,17 @@ int world_apply(struct world *w, u16 ev)
 	case EV_DIE:
 		rc = node_dies(w, EV_A(ev));
 		break;
+	case EV_DETECT:
+		rc = detect(w, EV_A(ev), EV_B(ev));
+		break;
 	default:
 		rc = STEP_DISABLED;
+	}
+	if (rc == STEP_OK) {
+		count_outcomes(w, after);
+		for (k = 0; k < COV_NR; k++)
+			if (after[k] > before[k])
+				coverage[k]++;
 	}
 	if (steplog && rc != STEP_DISABLED)
 		fprintf(steplog, "%s\n", logbuf);
@@ -568,10 +694,16 @@ u32 world_events(const struct world *w, u16 *evs)
 {
 	u32 nev = 0, i, j;
 
+	/* Deliveries, then detections: explore.c's progress check relies on it. */
 	for (i = 0; i < cfg.nodes; i++)
 		for (j = 0; j < cfg.nodes; j++)
 			if (w->ch[i][j].len)
 				evs[nev++] = EV(EV_DELIVER, i, j);
+	for (i = 0; i < cfg.nodes; i++)
+		for (j = 0; j < cfg.nodes; j++)
+			if ((w->alive & (1u << i)) && !(w->alive & (1u << j)) &&
+			    !(w->n[i].cache.dead & BIT_ULL(j)))
+				evs[nev++] = EV(EV_DETECT, i, j);
 	for (i = 0; i < cfg.nodes; i++) {
 		if (!(w->alive & (1u << i)))
 			continue;
@@ -580,7 +712,7 @@ u32 world_events(const struct world *w, u16 *evs)
 			evs[nev++] = EV(EV_WRITE, i, j);
 			evs[nev++] = EV(EV_EVICT, i, j);
 		}
-		if (w->deaths < cfg.deaths)
+		if (w->deaths < cfg.deaths && (cfg.die_mask & (1u << i)))
 			evs[nev++] = EV(EV_DIE, i, 0);
 	}
 	return nev;
@@ -593,9 +725,54 @@ static bool readable(u8 st)
 	return st == DDSM_C_S || st == DDSM_C_M || st == DDSM_C_SM_AD;
 }
 
+/*
+ * Would a new access by @node to @unit start an event that can end?  A
+ * SEND to a peer @node knows is down fails at once and ddsm_access()
+ * fails the event (ddsm_cache_home_lost()); any other SEND is explored.
+ */
+static int can_start(struct world *w, u32 node, u32 unit)
+{
+	struct node *n = &w->n[node];
+	struct ddsm_cline save = n->lines[unit];
+	struct ddsm_action buf[2];
+	struct ddsm_actions acts;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		enum ddsm_fault_result r;
+		bool ok = true;
+
+		ddsm_actions_init(&acts, buf, 2);
+		r = ddsm_cache_fault(&n->cache, unit, k, &acts);
+		if (r == DDSM_FAULT_WAIT) {
+			ok = acts.n == 1 && buf[0].type == DDSM_ACT_SEND;
+			if (ok && (n->cache.dead & BIT_ULL(buf[0].msg.dst))) {
+				ddsm_actions_init(&acts, buf, 2);
+				ok = ddsm_cache_home_lost(&n->cache, unit,
+							  EHOSTDOWN, &acts) &&
+				     ddsm_cstate_stable(n->lines[unit].state);
+			}
+		}
+		n->lines[unit] = save;
+		if (!ok)
+			return viol("quiescent: a %s of u%u by n%u would wait forever",
+				    k ? "write" : "read", unit, node);
+	}
+	return STEP_OK;
+}
+
+/*
+ * Nothing in flight, no detection due, every surviving line stable.  Dead
+ * nodes are ignored.  A unit whose home died has no directory: no survivor
+ * may still hold a copy (peer_down() drops them).  A lost unit refuses
+ * every request (EIO) and keeps whatever frozen S copies survivors hold,
+ * so its copyset need not match them; it must be unlocked and have no
+ * writer, whose data nobody could ever write back.
+ */
 static int check_quiescent(struct world *w)
 {
 	u32 u, i;
+	int rc;
 
 	for (i = 0; i < cfg.nodes; i++)
 		if ((w->alive & (1u << i)) && w->n[i].dir.pool_used)
@@ -607,8 +784,6 @@ static int check_quiescent(struct world *w)
 		u64 holders = 0, owners = 0;
 		char cs[64], hs[64];
 
-		if (!(w->alive & (1u << h)))
-			continue;	/* the unit died with its home */
 		for (i = 0; i < cfg.nodes; i++) {
 			u8 st = w->n[i].lines[u].state;
 
@@ -621,10 +796,22 @@ static int check_quiescent(struct world *w)
 		}
 		set_str(cs, sizeof(cs), e->copyset);
 		set_str(hs, sizeof(hs), holders);
+		if (!(w->alive & (1u << h))) {
+			if (holders)
+				return viol("quiescent: u%u's home n%u is dead but %s still hold a copy",
+					    u, h, hs);
+			continue;
+		}
 		if (e->wlocked || e->rlocks || e->qhead)
 			return viol("quiescent: u%u's directory entry is still %s",
 				    u, e->wlocked ? "write-locked" :
 				    e->rlocks ? "read-locked" : "queueing");
+		if (e->lost) {
+			if (owners)
+				return viol("quiescent: u%u is lost but %s holds it in M",
+					    u, hs);
+			continue;
+		}
 		if (e->copyset != holders)
 			return viol("quiescent: u%u's copyset %s differs from the nodes holding a copy %s",
 				    u, cs, hs);
@@ -637,27 +824,14 @@ static int check_quiescent(struct world *w)
 			return viol("quiescent: home memory of u%u does not hold the last write (state %s)",
 				    u, gstate_name(e->state));
 	}
-	/* Every node can still make progress with a new access. */
+	/* Every survivor can still start a new read and write on every unit. */
 	for (i = 0; i < cfg.nodes; i++) {
 		if (!(w->alive & (1u << i)))
 			continue;
 		for (u = 0; u < cfg.units; u++) {
-			struct ddsm_cline save = w->n[i].lines[u];
-			struct ddsm_action buf[2];
-			struct ddsm_actions acts;
-			int k;
-
-			for (k = 0; k < 2; k++) {
-				enum ddsm_fault_result r;
-
-				ddsm_actions_init(&acts, buf, 2);
-				r = ddsm_cache_fault(&w->n[i].cache, u, k, &acts);
-				w->n[i].lines[u] = save;
-				if (r == DDSM_FAULT_WAIT &&
-				    !(acts.n == 1 && buf[0].type == DDSM_ACT_SEND))
-					return viol("quiescent: a %s of u%u by n%u would wait forever",
-						    k ? "write" : "read", u, i);
-			}
+			rc = can_start(w, i, u);
+			if (rc)
+				return rc;
 		}
 	}
 	return STEP_OK;
@@ -696,6 +870,11 @@ int world_check(struct world *w)
 				    wnode, u, i,
 				    ddsm_cstate_name(w->n[i].lines[u].state));
 		}
+		/*
+		 * Data value, also for lost units and units whose home died:
+		 * see docs/model-checker.md "Dead nodes" for why "the last
+		 * store" is the right value even then.
+		 */
 		for (i = 0; i < cfg.nodes; i++)
 			if ((w->alive & (1u << i)) &&
 			    readable(w->n[i].lines[u].state) && !w->n[i].frame[u])
@@ -707,12 +886,16 @@ int world_check(struct world *w)
 			inflight += w->ch[i][j].len;
 	if (inflight)
 		return STEP_OK;		/* a delivery is enabled */
+	if (world_settling(w))
+		return STEP_OK;		/* a detection is enabled */
 	if (transient) {
 		for (u = 0; u < cfg.units; u++)
 			for (i = 0; i < cfg.nodes; i++)
 				if ((w->alive & (1u << i)) &&
 				    !ddsm_cstate_stable(w->n[i].lines[u].state))
-					return viol("deadlock: no message in flight but n%u waits in %s on u%u",
+					return viol(w->deaths ?
+						    "waits forever: every survivor detected the death and nothing is in flight, but n%u waits in %s on u%u" :
+						    "deadlock: no message in flight but n%u waits in %s on u%u",
 						    i, ddsm_cstate_name(w->n[i].lines[u].state), u);
 	}
 	return check_quiescent(w);
@@ -797,8 +980,13 @@ void world_canon(struct world *w, bool rename_seq)
 		struct node *n = &w->n[i];
 
 		if (!(w->alive & (1u << i))) {
+			/* A dead node's state is gone with it. */
 			memset(n->lines, 0, sizeof(n->lines));
 			memset(n->frame, 0, sizeof(n->frame));
+			memset(n->entries, 0, sizeof(n->entries));
+			n->dir.pool_used = 0;
+			n->dir.dead = 0;
+			n->cache.dead = 0;
 			continue;
 		}
 		for (u = 0; u < cfg.units; u++) {
@@ -910,6 +1098,10 @@ size_t world_pack(const struct world *w, u8 *out)
 		const struct node *n = &w->n[i];
 		u8 fr = 0;
 
+		/* What peer_down() told each half (always equal here). */
+		*p++ = put8(n->dir.dead);
+		*p++ = put8(n->cache.dead);
+
 		for (k = 0; k < cfg.units; k++) {
 			const struct ddsm_cline *l = &n->lines[k];
 
@@ -990,6 +1182,8 @@ void world_unpack(struct world *w, const u8 *in, size_t len)
 		memset(n->entries, 0, sizeof(n->entries));
 		memset(&n->dir.stats, 0, sizeof(n->dir.stats));
 		memset(&n->cache.stats, 0, sizeof(n->cache.stats));
+		n->dir.dead = *p++;
+		n->cache.dead = *p++;
 		for (k = 0; k < cfg.units; k++) {
 			struct ddsm_cline *l = &n->lines[k];
 
@@ -1075,8 +1269,13 @@ void world_print(FILE *f, const struct world *wc)
 
 		set_str(cs, sizeof(cs), e->copyset);
 		set_str(rl, sizeof(rl), e->rlocks);
-		fprintf(f, "  u%u dir@n%u: state=%s copyset=%s", u, h,
-			gstate_name(e->state), cs);
+		if (!(w->alive & (1u << h)))
+			fprintf(f, "  u%u dir@n%u: dead with its home\n", u, h);
+		else
+			fprintf(f, "  u%u dir@n%u: state=%s copyset=%s%s", u, h,
+				gstate_name(e->state), cs, e->lost ? " LOST" : "");
+		if (!(w->alive & (1u << h)))
+			goto lines;
 		if (e->state == DDSM_G_M)
 			fprintf(f, " owner=n%u", e->owner);
 		if (e->rlocks)
@@ -1093,6 +1292,7 @@ void world_print(FILE *f, const struct world *wc)
 			msg_desc(&hn->pool[slot - 1].msg, 0, false, d, sizeof(d));
 			fprintf(f, "    queued: %s\n", d);
 		}
+lines:
 		for (i = 0; i < cfg.nodes; i++) {
 			struct ddsm_cline *l = &w->n[i].lines[u];
 
@@ -1110,6 +1310,14 @@ void world_print(FILE *f, const struct world *wc)
 				fprintf(f, " err=%s", err_name(l->err));
 			fprintf(f, " frame=%s\n", w->n[i].frame[u] ? "latest" : "stale");
 		}
+	}
+	for (i = 0; i < cfg.nodes; i++) {
+		char ds[64];
+
+		if (!(w->alive & (1u << i)) || !w->n[i].cache.dead)
+			continue;
+		set_str(ds, sizeof(ds), w->n[i].cache.dead);
+		fprintf(f, "  n%u knows %s dead\n", i, ds);
 	}
 	for (i = 0; i < cfg.nodes; i++)
 		for (j = 0; j < cfg.nodes; j++)
