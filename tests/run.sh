@@ -10,14 +10,14 @@
 # Expects `make stage` to have run (the Makefile's `check` target does).
 # Variables: BUILD_DIR (default ./build), DDSM_TESTS (space-separated subset
 # of: kunit model one_node three_node transport peer_death home_death
-# configure evict coherence litmus; default all).
+# configure evict sigkill coherence litmus; default all).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 RESULTS=$BUILD_DIR/results
 DDSM_TESTS=${DDSM_TESTS:-"kunit model one_node three_node transport peer_death home_death configure evict
-	coherence litmus"}
+	sigkill coherence litmus"}
 export BUILD_DIR
 mkdir -p "$RESULTS"
 
@@ -74,6 +74,9 @@ for t in $DDSM_TESTS; do
 	evict)
 		run_component evict bash "$ROOT/qemu/cluster.sh" -n 3 -t 900 \
 			--name evict -- bash /ddsm/tests/evict.sh ;;
+	sigkill)
+		run_component sigkill bash "$ROOT/qemu/cluster.sh" -n 3 -t 900 \
+			--name sigkill -- bash /ddsm/tests/sigkill.sh ;;
 	coherence)
 		run_component coherence bash "$ROOT/qemu/cluster.sh" -n 3 -t 1200 \
 			--name coherence -- bash /ddsm/tests/coherence.sh ;;
