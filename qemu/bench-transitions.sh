@@ -9,8 +9,10 @@
 #   qemu/bench-transitions.sh [-t SECONDS] [--reps N] [--scan-mib N]
 #                             [--settle-us N] [--perf-iters N]
 #
-# BENCH_TRACE=0 in the environment turns the guests' tracepoint
-# recording (and the breakdown table) off.
+# BENCH_TRACE=0 in the environment turns the breakdown table off; it
+# comes from BENCH_TRACE_REPS (30) extra rounds recorded with ddsm's
+# tracepoints after the timed ones, which run untraced.  BENCH_POLL_US
+# (50) is the helpers' mailbox polling interval.
 #
 # Prints: transition, median us, p90 us, median / ib_read_lat t_typical,
 # target, met?  A benchmark: the exit status says whether every
@@ -54,7 +56,8 @@ host_load before >"$out.load"
 
 bash "$HERE/cluster.sh" -n 3 -t "$LIMIT" --name bench-transitions -- \
 	"BENCH_REPS=$REPS BENCH_SCAN_MIB=$SCAN_MIB BENCH_SETTLE_US=$SETTLE" \
-	"BENCH_PERF_ITERS=$ITERS BENCH_TRACE=${BENCH_TRACE:-1}" \
+	"BENCH_PERF_ITERS=$ITERS BENCH_TRACE=${BENCH_TRACE:-1} BENCH_TRACE_REPS=${BENCH_TRACE_REPS:-30}" \
+	"BENCH_POLL_US=${BENCH_POLL_US:-50}" \
 	"bash /ddsm/tests/bench_transitions.sh" | tee "$out"
 rc=${PIPESTATUS[0]}
 host_load after >>"$out.load"
@@ -65,11 +68,13 @@ echo "# $REPS fresh units per row, settle $SETTLE us; ratio = median / ib_read_l
 cat "$out.load"
 grep -ho 'node[0-9]: clocksource [a-z_-]*' "$out" | sort | tr '\n' ' ' | sed 's/^/# /; s/ $/\n/'
 sed -n 's/^\[n1\] bench //p' "$out" | awk '
-$1 == "perftest" { typ[$2] = $3; avg[$2] = $4; np++ }
+$1 == "perftest" && $3 == "read" { typ[$2] = $4; avg[$2] = $5; np++ }
+$1 == "perftest" && $3 != "read" { pt[$3, $2] = $4; ptn[$3]++ }
 $1 == "row"      { med[$2] = $4; p90[$2] = $5; rows[++nr] = $2 }
 $1 == "scan"     { scan[$2] = $4; smin[$2] = $5; mib = $3 }
 $1 == "errors"   { mism = $2; anom = $3 }
 $1 == "transport" { tp[$2] = $3 }
+$1 == "gap"      { gaps[++ng] = $2; gmed[$2] = $4; gp90[$2] = $5; gmin[$2] = $6 }
 function r2(x) { return x == "" ? "-" : sprintf("%.2f", x) }
 END {
 	if (np) {
@@ -79,6 +84,20 @@ END {
 		printf "# ib_read_lat -s 4096 t_typical:"
 		for (i = 1; i <= 2; i++) if (i in typ) printf " round %d %.2f us (avg %.2f)", i, typ[i], avg[i]
 		printf "; reference = mean of rounds %.2f us\n", ref
+		# Two-sided floor: a 64 B and a 4 KiB SEND one-way, per round,
+		# both busy-polled in user space: the least a request and a 4 KiB
+		# answer can cost over this network, with no software at all.
+		fl = 0; k = 0
+		for (i = 1; i <= 2; i++)
+			if ((("send64", i) in pt) && (("send4k", i) in pt)) {
+				f[i] = pt["send64", i] + pt["send4k", i]; fl += f[i]; k++
+			}
+		if (k) {
+			fl /= k
+			printf "# two-sided floor = ib_send_lat -s 64 + ib_send_lat -s 4096 (one-way t_typical):"
+			for (i = 1; i <= 2; i++) if (i in f) printf " round %d %.2f + %.2f = %.2f us", i, pt["send64", i], pt["send4k", i], f[i]
+			printf "; mean %.2f us = %.2fx ib_read_lat\n", fl, fl / ref
+		}
 	} else {
 		print "# ib_read_lat: no measurement; ratios omitted"
 	}
@@ -121,10 +140,20 @@ END {
 		}
 		printf "# scan of anonymous memory, median (min): %.2f (%.2f) ms with the guest'"'"'s THP default, %.2f (%.2f) ms with MADV_NOHUGEPAGE\n", scan["anon"], smin["anon"], scan["anon_4k"], smin["anon_4k"]
 	}
+	if (fl)
+		printf "%-34s %10.1f %10s %8s %-22s %s\n", "perftest two-sided floor", fl, "-", r2(ref ? fl / ref : ""), "(send 64 B + 4 KiB)", "-"
 	if ("ping_rtt" in tp)
 		printf "%-34s %10.1f %10s %8s %-22s %s\n", "ddsm transport: 48 B msg round trip", tp["ping_rtt"], "-", r2(ref ? tp["ping_rtt"] / ref : ""), "(p50, self-test)", "-"
+	if ("rpc4k" in tp)
+		printf "%-34s %10.1f %10s %8s %-22s %s\n", "ddsm transport: 8 B req, 4 KiB answer", tp["rpc4k"], "-", r2(ref ? tp["rpc4k"] / ref : ""), "(p50, self-test)", "-"
 	if ("read4k" in tp)
 		printf "%-34s %10.1f %10s %8s %-22s %s\n", "ddsm transport: 4 KiB RDMA READ", tp["read4k"], "-", r2(ref ? tp["read4k"] / ref : ""), "(mean, self-test)", "-"
+	for (i = 1; i <= ng; i++) {
+		g = gaps[i]
+		printf "%-34s %10.1f %10.1f %8s %-22s %s\n", sprintf("I->S from home, after %s", g ? sprintf("%g ms idle", g / 1000) : "none (back to back)"), gmed[g], gp90[g], r2(ref ? gmed[g] / ref : ""), sprintf("(min %.1f)", gmin[g]), "-"
+	}
+	if (fl && ("is_home" in med))
+		printf "# I->S served by home = %.2fx the two-sided floor%s\n", med["is_home"] / fl, ("rpc4k" in tp) ? sprintf(", %.2fx ddsm'"'"'s own request + 4 KiB answer", med["is_home"] / tp["rpc4k"]) : ""
 	if (mism != "")
 		printf "# coherence mismatches: %d, state anomalies: %d\n", mism, anom
 	else

@@ -77,7 +77,7 @@ static bool fill_tx(struct rdma_peer *peer, struct rdma_conn *conn,
 
 	h->magic = RDMA_HDR_MAGIC;
 	h->type = it->type;
-	h->flags = it->page ? RDMA_HF_PAGE : 0;
+	h->flags = (it->page ? RDMA_HF_PAGE : 0) | it->flags;
 	h->rsvd = 0;
 	h->credits = cpu_to_le16(peer->credits_owed);
 	h->len = cpu_to_le16(it->len);
@@ -182,8 +182,9 @@ static void kick_tx(struct rdma_peer *peer)
 }
 
 /* Queue one message; with peer->lock held. */
-static int queue_locked(struct rdma_peer *peer, u8 type, u64 cookie,
-			const void *payload, u16 len, struct page *page)
+static int queue_locked(struct rdma_peer *peer, u8 type, u8 flags,
+			u64 cookie, const void *payload, u16 len,
+			struct page *page)
 {
 	struct rdma_txq_item *it;
 
@@ -195,6 +196,7 @@ static int queue_locked(struct rdma_peer *peer, u8 type, u64 cookie,
 	if (!it)
 		return -ENOMEM;
 	it->type = type;
+	it->flags = flags;
 	it->len = len;
 	it->cookie = cookie;
 	it->page = page;
@@ -206,8 +208,9 @@ static int queue_locked(struct rdma_peer *peer, u8 type, u64 cookie,
 	return 0;
 }
 
-int ddsm_rdma_send_raw(struct rdma_tp *tp, u32 dst, u8 type, u64 cookie,
-		       const void *payload, u16 len)
+int ddsm_rdma_send_raw(struct rdma_tp *tp, u32 dst, u8 type, u8 flags,
+		       u64 cookie, const void *payload, u16 len,
+		       struct page *page)
 {
 	struct rdma_peer *peer;
 	int ret;
@@ -216,7 +219,7 @@ int ddsm_rdma_send_raw(struct rdma_tp *tp, u32 dst, u8 type, u64 cookie,
 		return -EINVAL;
 	peer = &tp->peers[dst];
 	spin_lock_bh(&peer->lock);
-	ret = queue_locked(peer, type, cookie, payload, len, NULL);
+	ret = queue_locked(peer, type, flags, cookie, payload, len, page);
 	spin_unlock_bh(&peer->lock);
 	return ret;
 }
@@ -234,7 +237,7 @@ static int rdma_send(struct ddsm_transport *t, u32 dst, const void *buf,
 		return -EINVAL;
 	peer = &tp->peers[dst];
 	spin_lock_bh(&peer->lock);
-	ret = queue_locked(peer, RDMA_T_MSG, 0, buf, len, data);
+	ret = queue_locked(peer, RDMA_T_MSG, 0, 0, buf, len, data);
 	spin_unlock_bh(&peer->lock);
 	if (ret)
 		atomic64_inc(&peer->retries);
@@ -352,24 +355,28 @@ static void recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	kick_tx(peer);
 	spin_unlock_bh(&peer->lock);
 
+	if (h->flags & RDMA_HF_PAGE)
+		ib_dma_sync_single_for_cpu(dev, rx->page_dma, PAGE_SIZE,
+					   DMA_FROM_DEVICE);
 	switch (h->type) {
 	case RDMA_T_HELLO:
 		handle_hello(peer, h + 1, len);
 		break;
 	case RDMA_T_MSG:
-		if (h->flags & RDMA_HF_PAGE)
-			ib_dma_sync_single_for_cpu(dev, rx->page_dma, PAGE_SIZE,
-						   DMA_FROM_DEVICE);
 		tp->t.recv(tp->t.ctx, peer->node, h + 1, len,
 			   (h->flags & RDMA_HF_PAGE) ? rx->page : NULL);
 		break;
 	case RDMA_T_PING:
-		ddsm_rdma_send_raw(tp, peer->node, RDMA_T_PONG,
-				   le64_to_cpu(h->cookie), h + 1, len);
+		/* A unit asked for is the first pattern frame (rdma_test.c). */
+		ddsm_rdma_send_raw(tp, peer->node, RDMA_T_PONG, 0,
+				   le64_to_cpu(h->cookie), h + 1, len,
+				   (h->flags & RDMA_HF_WANT_PAGE) &&
+				   tp->nr_frames ? tp->frames[0] : NULL);
 		break;
 	case RDMA_T_PONG:
 		ddsm_rdma_test_pong(tp, peer->node, le64_to_cpu(h->cookie),
-				    h + 1, len);
+				    h + 1, len,
+				    (h->flags & RDMA_HF_PAGE) ? rx->page : NULL);
 		break;
 	default:	/* CREDIT, HEARTBEAT: the header said it all */
 		break;
@@ -385,7 +392,7 @@ repost:
 	spin_lock_bh(&peer->lock);
 	if (++peer->credits_owed >= RDMA_RX_DEPTH / 2 &&
 	    list_empty(&peer->txq))
-		queue_locked(peer, RDMA_T_CREDIT, 0, NULL, 0, NULL);
+		queue_locked(peer, RDMA_T_CREDIT, 0, 0, NULL, 0, NULL);
 	spin_unlock_bh(&peer->lock);
 }
 
@@ -501,7 +508,7 @@ static void reg_done(struct ib_cq *cq, struct ib_wc *wc)
 			       peer->node, ib_wc_status_msg(wc->status));
 		conn_fail(conn, DDSM_PEER_DOWN, "registration failed");
 	} else if (peer->conn == conn) {
-		queue_locked(peer, RDMA_T_HELLO, 0, &hello, sizeof(hello),
+		queue_locked(peer, RDMA_T_HELLO, 0, 0, &hello, sizeof(hello),
 			     NULL);
 	}
 	spin_unlock_bh(&peer->lock);
@@ -1025,7 +1032,7 @@ static void tick(struct work_struct *work)
 				conn_fail(peer->conn, DDSM_PEER_DEAD,
 					  "no heartbeat");
 			} else if (time_after(jiffies, peer->last_tx + hb)) {
-				queue_locked(peer, RDMA_T_HEARTBEAT, 0, NULL, 0,
+				queue_locked(peer, RDMA_T_HEARTBEAT, 0, 0, NULL, 0,
 					     NULL);
 			}
 		} else if (!peer->conn && i < tp->t.self &&

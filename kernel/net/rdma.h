@@ -59,6 +59,7 @@ struct rdma_tx {
 struct rdma_txq_item {
 	struct list_head node;
 	u8 type;
+	u8 flags;		/* RDMA_HF_WANT_PAGE; RDMA_HF_PAGE is implied by page */
 	u16 len;
 	u64 cookie;
 	struct page *page;
@@ -166,8 +167,9 @@ static inline struct rdma_tp *to_rdma(struct ddsm_transport *t)
 }
 
 /* rdma.c, for rdma_test.c */
-int ddsm_rdma_send_raw(struct rdma_tp *tp, u32 dst, u8 type, u64 cookie,
-		       const void *payload, u16 len);
+int ddsm_rdma_send_raw(struct rdma_tp *tp, u32 dst, u8 type, u8 flags,
+		       u64 cookie, const void *payload, u16 len,
+		       struct page *page);
 int ddsm_rdma_page_io(struct rdma_tp *tp, u32 dst, bool write, u32 local,
 		      u32 remote, struct rdma_io *io);
 
@@ -177,7 +179,7 @@ int ddsm_rdma_test_init(struct rdma_tp *tp,
 			const struct ddsm_rdma_config *cfg);
 void ddsm_rdma_test_exit(struct rdma_tp *tp);
 void ddsm_rdma_test_pong(struct rdma_tp *tp, u32 from, u64 cookie,
-			 const void *payload, u16 len);
+			 const void *payload, u16 len, struct page *page);
 void ddsm_rdma_test_peer_down(struct rdma_tp *tp, u32 node);
 
 #endif /* DDSM_NET_RDMA_H */

@@ -4,6 +4,8 @@
  * (<debugfs>/ddsm/selftest): write a command, read the result line.
  *
  *   ping NODE COUNT SIZE     round trips of SIZE-byte payloads, contents checked
+ *   rpc NODE COUNT           8-byte request, answered with a 4 KiB unit (the peer's
+ *                            pattern frame 0) in the answer: the shape of a read miss
  *   xfer NODE COUNT          4 KiB RDMA WRITE to the peer's frame, READ back, CRC compared
  *   bw NODE COUNT DEPTH      pipelined 4 KiB RDMA WRITEs, DEPTH in flight
  *   check NODE IDX SEED      RDMA READ of the peer's frame IDX, CRC against pattern SEED
@@ -45,6 +47,8 @@ struct rdma_test {
 	u32 node;
 	u16 size;
 	bool waiting, ok, down;
+	bool want_page;			/* rpc: the answer carries a unit */
+	struct page *rx_page;		/* rpc: where the unit is copied */
 	struct completion pong;
 	u64 seq;
 };
@@ -104,7 +108,7 @@ static u8 ping_byte(u64 cookie, u32 i)
 }
 
 void ddsm_rdma_test_pong(struct rdma_tp *tp, u32 from, u64 cookie,
-			 const void *payload, u16 len)
+			 const void *payload, u16 len, struct page *page)
 {
 	struct rdma_test *t = tp->test;
 	const u8 *p = payload;
@@ -117,7 +121,10 @@ void ddsm_rdma_test_pong(struct rdma_tp *tp, u32 from, u64 cookie,
 		ok &= p[i] == ping_byte(cookie, i);
 	spin_lock_bh(&t->plock);
 	if (t->waiting && t->cookie == cookie && t->node == from) {
-		t->ok = ok && len == t->size;
+		/* Copied as the protocol copies a unit; checked after timing. */
+		if (page && t->want_page)
+			copy_highpage(t->rx_page, page);
+		t->ok = ok && len == t->size && !page == !t->want_page;
 		t->waiting = false;
 		complete(&t->pong);
 	}
@@ -146,10 +153,16 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int run_ping(struct rdma_test *t, u32 node, u32 count, u32 size)
+/*
+ * @want_page: each answer carries the peer's pattern frame 0, copied into
+ * a local page inside the timed round trip and checked after it.
+ */
+static int run_ping(struct rdma_test *t, u32 node, u32 count, u32 size,
+		    bool want_page)
 {
 	unsigned long wait = msecs_to_jiffies(t->tp->peer_timeout_ms + 1000);
-	u32 i, good = 0, bad = 0, lost = 0;
+	struct page *check = NULL;
+	u32 i, good = 0, bad = 0, lost = 0, want_crc = 0;
 	u8 payload[TEST_MAX_PING];
 	u64 *rtt, sum = 0;
 	int ret = 0;
@@ -159,6 +172,15 @@ static int run_ping(struct rdma_test *t, u32 node, u32 count, u32 size)
 	rtt = kvcalloc(count, sizeof(*rtt), GFP_KERNEL);
 	if (!rtt)
 		return -ENOMEM;
+	if (want_page) {
+		check = alloc_page(GFP_KERNEL);
+		t->rx_page = alloc_page(GFP_KERNEL);
+		if (!check || !t->rx_page) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		want_crc = pattern_crc(t->tp, node * 1000, check);
+	}
 	for (i = 0; i < count; i++) {
 		u64 cookie = ++t->seq, t0;
 		u32 k;
@@ -172,12 +194,14 @@ static int run_ping(struct rdma_test *t, u32 node, u32 count, u32 size)
 		t->size = size;
 		t->ok = false;
 		t->down = false;
+		t->want_page = want_page;
 		t->waiting = true;
 		spin_unlock_bh(&t->plock);
 
 		t0 = ktime_get_ns();
-		ret = ddsm_rdma_send_raw(t->tp, node, RDMA_T_PING, cookie,
-					 payload, size);
+		ret = ddsm_rdma_send_raw(t->tp, node, RDMA_T_PING,
+					 want_page ? RDMA_HF_WANT_PAGE : 0,
+					 cookie, payload, size, NULL);
 		if (!ret && !wait_for_completion_timeout(&t->pong, wait))
 			ret = -ETIMEDOUT;
 		spin_lock_bh(&t->plock);
@@ -189,6 +213,10 @@ static int run_ping(struct rdma_test *t, u32 node, u32 count, u32 size)
 			break;
 		rtt[good + bad] = ktime_get_ns() - t0;
 		sum += rtt[good + bad];
+		if (t->ok && want_page) {
+			t->ok = page_crc(t->rx_page) == want_crc;
+			clear_highpage(t->rx_page);
+		}
 		if (t->ok)
 			good++;
 		else
@@ -198,12 +226,22 @@ static int run_ping(struct rdma_test *t, u32 node, u32 count, u32 size)
 	if (good + bad)
 		sort(rtt, good + bad, sizeof(*rtt), cmp_u64, NULL);
 	snprintf(t->result, sizeof(t->result),
-		 "ping node=%u count=%u size=%u ok=%u bad=%u lost=%u error=%d rtt_avg_ns=%llu rtt_min_ns=%llu rtt_p50_ns=%llu\n",
-		 node, count, size, good, bad, lost, ret,
-		 good + bad ? div_u64(sum, good + bad) : 0,
+		 "%s node=%u count=%u size=%u ok=%u bad=%u lost=%u error=%d rtt_avg_ns=%llu rtt_min_ns=%llu rtt_p50_ns=%llu\n",
+		 want_page ? "rpc" : "ping", node, count, size, good, bad,
+		 lost, ret, good + bad ? div_u64(sum, good + bad) : 0,
 		 good + bad ? rtt[0] : 0, good + bad ? rtt[(good + bad) / 2] : 0);
+out:
+	/* A late answer must not copy into a freed page. */
+	spin_lock_bh(&t->plock);
+	t->want_page = false;
+	spin_unlock_bh(&t->plock);
+	if (t->rx_page)
+		__free_page(t->rx_page);
+	t->rx_page = NULL;
+	if (check)
+		__free_page(check);
 	kvfree(rtt);
-	return 0;
+	return ret == -ENOMEM ? ret : 0;
 }
 
 /* A transfer the waiter may give up on; whoever comes last frees it. */
@@ -401,7 +439,9 @@ static int run_command(struct rdma_test *t, char *cmd)
 	if (a >= tp->nr_nodes || a == tp->t.self)
 		return -EINVAL;
 	if (!strcmp(verb, "ping") && n == 4 && b && b <= TEST_MAX_COUNT)
-		return run_ping(t, a, b, c);
+		return run_ping(t, a, b, c, false);
+	if (!strcmp(verb, "rpc") && n == 3 && b && b <= TEST_MAX_COUNT)
+		return run_ping(t, a, b, 8, true);
 	if (!strcmp(verb, "xfer") && n == 3 && b && b <= TEST_MAX_COUNT)
 		return run_xfer(t, a, b);
 	if (!strcmp(verb, "bw") && n == 4 && b && b <= TEST_MAX_COUNT)
@@ -468,13 +508,15 @@ static ssize_t inject_write(struct file *file, const char __user *ubuf,
 	if (sscanf(cmd, "%u type %u", &node, &type) == 2) {
 		if (type > 255)
 			return -EINVAL;
-		ret = ddsm_rdma_send_raw(t->tp, node, type, 0, NULL, 0);
+		ret = ddsm_rdma_send_raw(t->tp, node, type, 0, 0, NULL, 0,
+					 NULL);
 	} else if (sscanf(cmd, "%u msg %480s", &node, hex) == 2) {
 		n = strlen(hex) / 2;
 		if (!n || n > sizeof(bytes) || strlen(hex) != 2 * n ||
 		    hex2bin(bytes, hex, n))
 			return -EINVAL;
-		ret = ddsm_rdma_send_raw(t->tp, node, RDMA_T_MSG, 0, bytes, n);
+		ret = ddsm_rdma_send_raw(t->tp, node, RDMA_T_MSG, 0, 0, bytes,
+					 n, NULL);
 	} else {
 		return -EINVAL;
 	}

@@ -11,11 +11,15 @@ bool ddsm_wire_hdr_valid(const struct rdma_hdr *h, u32 byte_len)
 		return false;
 	len = le16_to_cpu(h->len);
 	if (h->magic != RDMA_HDR_MAGIC || h->rsvd || !h->type ||
-	    h->type >= RDMA_T_NR || (h->flags & ~RDMA_HF_PAGE) ||
+	    h->type >= RDMA_T_NR ||
+	    (h->flags & ~(RDMA_HF_PAGE | RDMA_HF_WANT_PAGE)) ||
 	    len > RDMA_MAX_PAYLOAD)
 		return false;
+	if ((h->flags & RDMA_HF_WANT_PAGE) &&
+	    (h->type != RDMA_T_PING || (h->flags & RDMA_HF_PAGE)))
+		return false;
 	if (h->flags & RDMA_HF_PAGE)
-		return h->type == RDMA_T_MSG &&
+		return (h->type == RDMA_T_MSG || h->type == RDMA_T_PONG) &&
 		       byte_len == RDMA_SLOT_SIZE + RDMA_UNIT_SIZE;
 	return byte_len == sizeof(*h) + len;
 }

@@ -23,6 +23,7 @@ enum rdma_msg_type {
 
 #define RDMA_HDR_MAGIC	0xd7
 #define RDMA_HF_PAGE	0x01	/* a 4 KiB unit follows in the second SGE */
+#define RDMA_HF_WANT_PAGE 0x02	/* PING: answer with a unit (self-test rpc) */
 
 struct rdma_hdr {
 	u8 magic;
@@ -61,7 +62,8 @@ struct rdma_conn_req {
 /*
  * Is @h a well-formed header for a receive of @byte_len bytes?  A message
  * with a unit sends its header SGE whole (RDMA_SLOT_SIZE) so the unit
- * lands exactly in the receiver's page SGE.
+ * lands exactly in the receiver's page SGE.  Units travel with protocol
+ * messages and with the self-test's answer to a PING that asked for one.
  */
 bool ddsm_wire_hdr_valid(const struct rdma_hdr *h, u32 byte_len);
 

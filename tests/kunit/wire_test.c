@@ -29,6 +29,14 @@ static void wire_hdr_accepts(struct kunit *test)
 						    RDMA_UNIT_SIZE));
 	h = good_hdr(RDMA_T_PING, RDMA_MAX_PAYLOAD);
 	KUNIT_EXPECT_TRUE(test, ddsm_wire_hdr_valid(&h, RDMA_SLOT_SIZE));
+	/* The self-test's rpc: a PING asking for a unit, a PONG with one. */
+	h = good_hdr(RDMA_T_PING, 8);
+	h.flags = RDMA_HF_WANT_PAGE;
+	KUNIT_EXPECT_TRUE(test, ddsm_wire_hdr_valid(&h, sizeof(h) + 8));
+	h = good_hdr(RDMA_T_PONG, 8);
+	h.flags = RDMA_HF_PAGE;
+	KUNIT_EXPECT_TRUE(test, ddsm_wire_hdr_valid(&h, RDMA_SLOT_SIZE +
+						    RDMA_UNIT_SIZE));
 }
 
 static void wire_hdr_rejects(struct kunit *test)
@@ -58,9 +66,24 @@ static void wire_hdr_rejects(struct kunit *test)
 	h = good_hdr(RDMA_T_MSG, RDMA_MAX_PAYLOAD + 1);
 	KUNIT_EXPECT_FALSE(test, ddsm_wire_hdr_valid(&h, sizeof(h) +
 						     RDMA_MAX_PAYLOAD + 1));
-	/* A unit only travels with a protocol message, and whole. */
+	/* A unit only travels with a protocol message or a PONG, and whole. */
 	h = good_hdr(RDMA_T_PING, 8);
 	h.flags = RDMA_HF_PAGE;
+	KUNIT_EXPECT_FALSE(test, ddsm_wire_hdr_valid(&h, RDMA_SLOT_SIZE +
+						     RDMA_UNIT_SIZE));
+	h = good_hdr(RDMA_T_CREDIT, 0);
+	h.flags = RDMA_HF_PAGE;
+	KUNIT_EXPECT_FALSE(test, ddsm_wire_hdr_valid(&h, RDMA_SLOT_SIZE +
+						     RDMA_UNIT_SIZE));
+	/* Only a PING may ask for a unit, and it carries none itself. */
+	h = good_hdr(RDMA_T_MSG, 40);
+	h.flags = RDMA_HF_WANT_PAGE;
+	KUNIT_EXPECT_FALSE(test, ddsm_wire_hdr_valid(&h, n));
+	h = good_hdr(RDMA_T_PONG, 8);
+	h.flags = RDMA_HF_WANT_PAGE;
+	KUNIT_EXPECT_FALSE(test, ddsm_wire_hdr_valid(&h, sizeof(h) + 8));
+	h = good_hdr(RDMA_T_PING, 8);
+	h.flags = RDMA_HF_WANT_PAGE | RDMA_HF_PAGE;
 	KUNIT_EXPECT_FALSE(test, ddsm_wire_hdr_valid(&h, RDMA_SLOT_SIZE +
 						     RDMA_UNIT_SIZE));
 	h = good_hdr(RDMA_T_MSG, 40);

@@ -2,22 +2,26 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Guest side of qemu/bench-transitions.sh (3 nodes or more): the raw
-# transport first (perftest ib_read_lat -s 4096, server on node 0, client
-# on node 1), then ddsm-bench-transitions on every node (node 1 drives and
-# prints), then ib_read_lat once more, so that drift during the run shows.
-# A benchmark, not a test: it fails only if a measurement could not be
-# taken or the coherence checks of ddsm-bench-transitions failed.
+# transport first (perftest, server on node 0, client on node 1: the
+# reference ib_read_lat -s 4096, and ib_send_lat -s 64 and -s 4096 for
+# the two-sided floor), then ddsm-bench-transitions on every node (node 1
+# drives and prints), ddsm's own transport self-test, then perftest once
+# more, so that drift during the run shows.  A benchmark, not a test: it
+# fails only if a measurement could not be taken or the coherence checks
+# of ddsm-bench-transitions failed.
 #
 # Node 1 prints, for the host script:
-#   bench perftest ROUND T_TYPICAL_US T_AVG_US
+#   bench perftest ROUND read|send64|send4k T_TYPICAL_US T_AVG_US
 #   bench row|scan|errors ...        (see ddsm-bench-transitions.c)
-#
-#   bench transport ping_rtt|read4k VALUE_US VALUE_US  (ddsm self-test)
+#   bench transport ping_rtt|rpc4k|read4k VALUE_US VALUE_US  (ddsm self-test)
+#   bench gap GAP_US N MEDIAN_US P90_US MIN_US  (ddsm-bench-gap)
 #   bench trace NODE KIND N MEDIAN_US P90_US   (every node, BENCH_TRACE=1)
 #
 # Environment: BENCH_REPS (100), BENCH_SCAN_MIB (16), BENCH_SETTLE_US
-# (1000), BENCH_PERF_ITERS (1000), BENCH_TRACE (1: record ddsm's
-# tracepoints during the run and print where the time goes, per node).
+# (1000), BENCH_PERF_ITERS (1000), BENCH_TRACE (1: after the timed rounds,
+# BENCH_TRACE_REPS (30) more rounds with ddsm's tracepoints recorded on
+# every node, analysed into where the time goes; the timed rounds run
+# with tracing off).
 #
 # The trace breakdown, from ddsm:ddsm_msg_send/recv and ddsm:ddsm_fault
 # (timestamps of one node's clock only, so nothing is compared across
@@ -33,7 +37,7 @@
 
 REPS=${BENCH_REPS:-100} SCAN_MIB=${BENCH_SCAN_MIB:-16}
 SETTLE=${BENCH_SETTLE_US:-1000} ITERS=${BENCH_PERF_ITERS:-1000}
-TRACE=${BENCH_TRACE:-1}
+TRACE=${BENCH_TRACE:-1} TRACE_REPS=${BENCH_TRACE_REPS:-30}
 IFS=, read -ra IPS <<<"$DDSM_NODE_IPS"
 TR=/sys/kernel/tracing
 PORT0=19100		# perftest's own port; ddsm listens on 18515
@@ -42,13 +46,21 @@ trap 'rm -rf "$tmp"' EXIT
 
 [ "$N" -ge 3 ] || { nok "needs 3 nodes, have $N"; exit 1; }
 
-# perftest ROUND: node 0 serves, node 1 measures; others wait.
-perftest() {
-	local r=$1 port=$((PORT0 + $1)) try
-	local cmd=(ib_read_lat -d rxe0 -s 4096 -n "$ITERS" -F -p "$port")
+# perftest1 ROUND KIND: one perftest latency run, node 0 serving, node 1
+# measuring; other nodes skip it.  KIND: read (ib_read_lat -s 4096, the
+# reference), send64 / send4k (ib_send_lat -s 64 / 4096: one-way times
+# whose sum is what a two-sided request and a 4 KiB answer cost at best).
+perftest1() {
+	local r=$1 kind=$2 port try size cmd
+	case $kind in
+	read) cmd=(ib_read_lat) size=4096 port=$((PORT0 + r)) ;;
+	send64) cmd=(ib_send_lat) size=64 port=$((PORT0 + 10 + r)) ;;
+	send4k) cmd=(ib_send_lat) size=4096 port=$((PORT0 + 20 + r)) ;;
+	esac
+	cmd+=(-d rxe0 -s "$size" -n "$ITERS" -F -p "$port")
 	if [ "$ME" -eq 0 ]; then
 		timeout 180 "${cmd[@]}" >"$tmp/srv" 2>&1 ||
-			{ nok "ib_read_lat server round $r"; sed 's/^/# /' "$tmp/srv"; }
+			{ nok "${cmd[0]} -s $size server round $r"; sed 's/^/# /' "$tmp/srv"; }
 		return
 	fi
 	[ "$ME" -eq 1 ] || return 0
@@ -61,16 +73,24 @@ perftest() {
 	# Data line: #bytes #iterations t_min t_max t_typical t_avg ...
 	local line
 	line=$(awk '/#bytes/ { getline; print; exit }' "$tmp/out")
-	if [[ $line =~ ^\ *4096\ + ]]; then
-		echo "# ib_read_lat: $line"
-		awk -v r="$r" '{ print "bench perftest", r, $5, $6 }' <<<"$line"
+	if [[ $line =~ ^\ *$size\ + ]]; then
+		echo "# ${cmd[0]} -s $size: $line"
+		awk -v r="$r" -v k="$kind" '{ print "bench perftest", r, k, $5, $6 }' <<<"$line"
 	else
-		nok "ib_read_lat client round $r"
+		nok "${cmd[0]} -s $size client round $r"
 		sed 's/^/# /' "$tmp/out"
 	fi
 }
 
-trace_start() {
+perftest() {
+	perftest1 "$1" read
+	perftest1 "$1" send64
+	perftest1 "$1" send4k
+}
+
+# Events on, recording off: ddsm-bench-transitions switches recording on
+# for its traced rounds only.
+trace_setup() {
 	mountpoint -q $TR || mount -t tracefs nodev $TR || return 1
 	echo 0 >$TR/tracing_on
 	echo 32768 >$TR/buffer_size_kb || return 1
@@ -78,7 +98,6 @@ trace_start() {
 	for e in ddsm/ddsm_msg_send ddsm/ddsm_msg_recv ddsm/ddsm_fault; do
 		echo 1 >"$TR/events/$e/enable" || return 1
 	done
-	echo 1 >$TR/tracing_on
 }
 
 # trace_report LO HI: the breakdown over units LO <= u < HI.
@@ -132,40 +151,60 @@ perftest 1
 tp_load || { nok "insmod ddsm.ko"; exit 1; }
 wait_until 60 all_up || { nok "every peer up within 60 s"; exit 1; }
 ok "ddsm loaded, peers up"
+TRACE_ARGS=()
 if [ "$TRACE" = 1 ]; then
-	trace_start && note "tracing ddsm events" || { note "tracing unavailable"; TRACE=0; }
+	if trace_setup; then
+		note "tracing ddsm events in $TRACE_REPS extra rounds"
+		TRACE_ARGS=(-T "$TRACE_REPS")
+	else
+		note "tracing unavailable"
+		TRACE=0
+	fi
 fi
 note "clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
 
-ddsm-bench-transitions -r "$REPS" -s "$SCAN_MIB" -w "$SETTLE" "$ME" "$N"
+ddsm-bench-transitions -r "$REPS" -s "$SCAN_MIB" -w "$SETTLE" -p "${BENCH_POLL_US:-50}" \
+	"${TRACE_ARGS[@]}" "$ME" "$N"
 rc=$?
 if [ "$rc" -eq 0 ]; then ok "ddsm-bench-transitions"; else nok "ddsm-bench-transitions exit $rc"; fi
+# selftest CMD NAME FIELD...: run a self-test command on node 1 against
+# node 0 and print "bench transport NAME" with the fields in us.
+selftest() {
+	local cmd=$1 name=$2 f vals=()
+	shift 2
+	if st 180 "$cmd" && [ "$(kv "$ST_OUT" error)" = 0 ] &&
+		[ "$(kv "$ST_OUT" bad)" = 0 ] && [ "$(kv "$ST_OUT" ok)" = "$ITERS" ]; then
+		echo "# $ST_OUT"
+		for f in "$@"; do vals+=("$(kv "$ST_OUT" "$f")"); done
+		awk -v n="$name" -v a="${vals[0]}" -v b="${vals[1]}" \
+			'BEGIN { printf "bench transport %s %.1f %.1f\n", n, a / 1e3, b / 1e3 }'
+	else
+		note "ddsm $cmd: $ST_OUT"
+	fi
+}
 if [ "$ME" -eq 1 ]; then
 	ddsmctl status | sed 's/^/# status: /'
-	# ddsm's own transport to node 0, for the reading of the numbers:
-	# a 48-byte message round trip and a one-sided 4 KiB RDMA READ.
-	if st 120 "ping 0 $ITERS 48" && ping_ok "$ITERS"; then
-		echo "# $ST_OUT"
-		awk -v a="$(kv "$ST_OUT" rtt_p50_ns)" -v b="$(kv "$ST_OUT" rtt_avg_ns)" \
-			'BEGIN { printf "bench transport ping_rtt %.1f %.1f\n", a / 1e3, b / 1e3 }'
-	else
-		note "ddsm ping: $ST_OUT"
-	fi
-	if st 180 "xfer 0 $ITERS" && xfer_ok "$ITERS"; then
-		echo "# $ST_OUT"
-		awk -v a="$(kv "$ST_OUT" read_avg_ns)" \
-			'BEGIN { printf "bench transport read4k %.1f %.1f\n", a / 1e3, a / 1e3 }'
-	else
-		note "ddsm xfer: $ST_OUT"
-	fi
+	# ddsm's own transport to node 0, for the reading of the numbers: a
+	# 48-byte message round trip, a small request answered with a 4 KiB
+	# unit (a read miss's exchange without the protocol and the fault),
+	# and a one-sided 4 KiB RDMA READ.  Node 0 waits in perftest's server.
+	selftest "ping 0 $ITERS 48" ping_rtt rtt_p50_ns rtt_avg_ns
+	selftest "rpc 0 $ITERS" rpc4k rtt_p50_ns rtt_avg_ns
+	selftest "xfer 0 $ITERS" read4k read_avg_ns read_avg_ns
+	# The I->S from home again, after idle pauses of 0, 1 and 20 ms, on
+	# units the transitions above never touched.
+	units=$(($(ddsmctl status | sed -n 's/^space size: \([0-9]*\).*/\1/p') / 4096))
+	ddsm-bench-gap -n 100 -s $((units / 4)) 0 0 1000 20000 ||
+		nok "ddsm-bench-gap"
 fi
+
+# Node 0 finishes the helper loop before node 1 has printed its scans and
+# run the self-tests; the client retries for up to 60 s until the server
+# listens.  The trace analysis comes last, so it disturbs no measurement.
+perftest 2
 if [ "$TRACE" = 1 ]; then
 	units=$(($(ddsmctl status | sed -n 's/^space size: \([0-9]*\).*/\1/p') / 4096))
 	trace_report 64 $((units - 2 * SCAN_MIB * 256))
 fi
-
-# Node 0 may finish the helper loop well before node 1 has printed its
-# scans; the client retries for up to 60 s until the server listens.
-perftest 2
 echo "# bench: node$ME: $failed failures"
 [ "$failed" -eq 0 ]

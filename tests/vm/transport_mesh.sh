@@ -7,8 +7,9 @@
 # The RDMA transport between every pair of nodes, through the debugfs
 # self-test (kernel/net/rdma_test.c):
 #   1. insmod with inject=1; every peer comes up; no drops yet
-#   2. per peer: ping (64 and 128 bytes), xfer (RDMA WRITE + READ, CRC),
-#      check of the peer's load-time pattern frames 0..3
+#   2. per peer: ping (64 and 128 bytes), rpc (8-byte request answered
+#      with the peer's pattern frame 0, CRC checked), xfer (RDMA WRITE +
+#      READ, CRC), check of the peer's load-time pattern frames 0..3
 #   3. malformed commands are refused with EINVAL
 #   4. garbage injected into the next node (5 protocol messages, 3 unknown
 #      transport types); each node checks what *it* received from the
@@ -59,6 +60,8 @@ for ((p = 0; p < N; p++)); do
 		st 60 "ping $p $PINGS $size"
 		check "ping node$p x$PINGS ${size}B: $ST_OUT" ping_ok "$PINGS"
 	done
+	st 60 "rpc $p $XFERS"
+	check "rpc node$p x$XFERS: $ST_OUT" ping_ok "$XFERS"
 	st 90 "xfer $p $XFERS"
 	check "xfer node$p x$XFERS: $ST_OUT" xfer_ok "$XFERS"
 	for idx in 0 1 2 3; do
@@ -79,7 +82,8 @@ einval() { # CMD FILE: the write must fail with EINVAL
 	[ $? -ne 0 ] && [[ $err == *"Invalid argument"* ]]
 }
 for c in "frob $NEXT 1" "ping $ME 1 64" "ping $N 1 64" "ping $NEXT 1 129" \
-	"ping $NEXT 0 64" "xfer $NEXT" "bw $NEXT 10 0" "bw $NEXT 10 65"; do
+	"ping $NEXT 0 64" "xfer $NEXT" "bw $NEXT 10 0" "bw $NEXT 10 65" \
+	"rpc $ME 1" "rpc $NEXT 0" "rpc $NEXT"; do
 	check "selftest refuses '$c' with EINVAL" einval "$c" "$ST"
 done
 for c in "$NEXT msg" "$NEXT msg zz" "$NEXT type 256" \

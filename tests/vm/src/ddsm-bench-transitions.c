@@ -7,8 +7,12 @@
  * the protocol must deliver, a reply that never comes, or a SIGBUS.
  *
  * usage: ddsm-bench-transitions [-r REPS] [-s SCAN_MIB] [-w SETTLE_US]
- *                               [-p POLL_US] NODE_ID NR_NODES
+ *                               [-p POLL_US] [-T TRACE_REPS] NODE_ID NR_NODES
  *   -r  repetitions per transition (default 200)
+ *   -T  after the timed rounds, this many more with ftrace recording on
+ *       every node (tracing_on; the events are set up by the caller), so
+ *       the breakdown comes from rounds whose own timing is not reported
+ *       and the tracepoints never slow the timed rounds (default 0)
  *   -s  MiB per resident-scan region (default 16)
  *   -w  pause before every timed access, so that the tail of the setup
  *       (UNLOCK, WRITEBACK, ACKs) is over (default 1000 us)
@@ -63,7 +67,7 @@
 #define FIRST_UNIT	64	/* measured units start here */
 #define MAX_REPORT	10	/* mismatches printed in full */
 
-enum op { OP_NONE, OP_READ, OP_WRITE, OP_QUIT };
+enum op { OP_NONE, OP_READ, OP_WRITE, OP_TRACE, OP_QUIT };
 
 /* Mailbox, at the start of a control unit; written by B only. */
 struct mbox {
@@ -141,6 +145,8 @@ static int me, nr_nodes;
 static int reps = 200;
 static uint64_t scan_mib = 16;
 static unsigned int settle_us = 1000, poll_us = 50;
+static int trace_reps;
+#define TRACING_ON	"/sys/kernel/tracing/tracing_on"
 static uint64_t mbox_unit[NR_HELPERS], reply_unit[NR_HELPERS];
 static uint64_t cursor[3];		/* next candidate unit per home */
 static uint64_t cmd_seq;
@@ -291,6 +297,17 @@ static void expect_state(const char *what, uint64_t unit, uint32_t want)
 		       ddsm_unit_state_name(want));
 }
 
+/* Switch this node's ftrace recording; a missing tracefs is not an error. */
+static void tracing(bool on)
+{
+	FILE *f = fopen(TRACING_ON, "w");
+
+	if (!f)
+		return;
+	fputs(on ? "1\n" : "0\n", f);
+	fclose(f);
+}
+
 /* ---- helpers (A, C) ------------------------------------------------ */
 
 static int helper_loop(int slot)
@@ -319,6 +336,13 @@ static int helper_loop(int slot)
 			/* Acknowledged: B knows nobody touches memory any more. */
 			__atomic_store_n(&rp->seq, seq, __ATOMIC_RELEASE);
 			return 0;
+		}
+		if (op == OP_TRACE) {
+			tracing(mb->value);
+			__atomic_store_n(&rp->seq, seq, __ATOMIC_RELEASE);
+			last = seq;
+			idle_since = now_ns();
+			continue;
 		}
 		if (unit >= nr_units) {
 			printf("bench node %d: bad command unit %" PRIu64 "\n", me, unit);
@@ -655,13 +679,15 @@ static int driver(void)
 	int r, i;
 
 	scan_first = nr_units - 2 * ((scan_mib << 20) / UNIT);
-	if (scan_first < FIRST_UNIT + 24ull * (uint64_t)reps) {
-		fprintf(stderr, "bench: space too small for %d reps and 2 x %" PRIu64
-			" MiB of scan\n", reps, scan_mib);
+	if (scan_first < FIRST_UNIT + 24ull * (uint64_t)(reps + trace_reps)) {
+		fprintf(stderr, "bench: space too small for %d+%d reps and 2 x %" PRIu64
+			" MiB of scan\n", reps, trace_reps, scan_mib);
 		return 1;
 	}
 	for (r = 0; r < R_NR; r++) {
-		s[r].ns = calloc((size_t)reps, sizeof(uint64_t));
+		/* The traced rounds reuse the arrays after the rows are printed. */
+		s[r].ns = calloc((size_t)(reps > trace_reps ? reps : trace_reps),
+				 sizeof(uint64_t));
 		s[r].n = 0;
 		if (!s[r].ns) {
 			perror("calloc");
@@ -692,6 +718,21 @@ static int driver(void)
 	for (r = 0; r < R_NR; r++)
 		print_row((enum row)r, &s[r]);
 	fflush(stdout);
+
+	if (trace_reps) {
+		cmd(NODE_A, OP_TRACE, 0, 1, false, NULL);
+		cmd(NODE_C, OP_TRACE, 0, 1, false, NULL);
+		tracing(true);
+		for (r = 0; r < R_NR; r++)
+			s[r].n = 0;
+		for (i = 0; i < trace_reps; i++)
+			one_round(s, scan_first, hit_unit);
+		tracing(false);
+		cmd(NODE_A, OP_TRACE, 0, 0, false, NULL);
+		cmd(NODE_C, OP_TRACE, 0, 0, false, NULL);
+		printf("# %d traced rounds done (timings not reported)\n",
+		       trace_reps);
+	}
 
 	resident_scan(scan_first);
 
@@ -734,14 +775,15 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	int opt, rc;
 
-	while ((opt = getopt(argc, argv, "r:s:w:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:s:w:p:T:")) != -1) {
 		switch (opt) {
 		case 'r': reps = (int)num(optarg, "-r"); break;
+		case 'T': trace_reps = (int)num(optarg, "-T"); break;
 		case 's': scan_mib = num(optarg, "-s"); break;
 		case 'w': settle_us = (unsigned int)num(optarg, "-w"); break;
 		case 'p': poll_us = (unsigned int)num(optarg, "-p"); break;
 		default:
-			fprintf(stderr, "usage: %s [-r REPS] [-s SCAN_MIB] [-w SETTLE_US] [-p POLL_US] NODE_ID NR_NODES\n",
+			fprintf(stderr, "usage: %s [-r REPS] [-s SCAN_MIB] [-w SETTLE_US] [-p POLL_US] [-T TRACE_REPS] NODE_ID NR_NODES\n",
 				argv[0]);
 			return 2;
 		}
