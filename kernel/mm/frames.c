@@ -7,6 +7,16 @@
 #include "mm.h"
 #include "../core/ddsm.h"
 
+/*
+ * Frames come from zeroed chunks of 2^FRAME_CHUNK_ORDER pages, split into
+ * single pages handed out in order, so units first touched in order sit
+ * in contiguous memory as anonymous memory does, and a sequential scan
+ * costs the same: CPUs coalesce TLB entries of contiguous pages, and an
+ * emulator's host caches see one stream.  Each page is freed on its own.
+ */
+#define FRAME_CHUNK_ORDER	4
+#define FRAME_CHUNK_PAGES	(1U << FRAME_CHUNK_ORDER)
+
 int ddsm_frames_init(struct ddsm_frames *f, u64 nr_home, u64 nr_units,
 		     bool cluster, u64 limit)
 {
@@ -35,6 +45,8 @@ int ddsm_frames_init(struct ddsm_frames *f, u64 nr_home, u64 nr_units,
 	}
 	f->limit = limit;
 	f->hand = 0;
+	f->chunk = NULL;
+	f->chunk_used = 0;
 	spin_lock_init(&f->lock);
 	init_waitqueue_head(&f->room);
 	atomic64_set(&f->resident, 0);
@@ -58,6 +70,9 @@ static void free_slots(struct page **slots, u64 nr)
 
 void ddsm_frames_destroy(struct ddsm_frames *f)
 {
+	while (f->chunk && f->chunk_used < FRAME_CHUNK_PAGES)
+		__free_page(nth_page(f->chunk, f->chunk_used++));
+	f->chunk = NULL;
 	if (f->home)
 		free_slots(f->home, f->nr_home);
 	if (f->cache)
@@ -101,6 +116,52 @@ struct page *ddsm_frame_peek(struct ddsm_node *n, u64 unit)
 	return slot ? smp_load_acquire(slot) : NULL;
 }
 
+/* The next page of the current chunk, or NULL; with f->lock held. */
+static struct page *chunk_take(struct ddsm_frames *f)
+{
+	struct page *page;
+
+	if (!f->chunk)
+		return NULL;
+	page = nth_page(f->chunk, f->chunk_used++);
+	if (f->chunk_used == FRAME_CHUNK_PAGES)
+		f->chunk = NULL;
+	return page;
+}
+
+/* A zeroed page for a frame: from a chunk if one can be had. */
+static struct page *alloc_frame(struct ddsm_frames *f, gfp_t gfp)
+{
+	struct page *page, *chunk;
+	unsigned int i;
+
+	spin_lock(&f->lock);
+	page = chunk_take(f);
+	spin_unlock(&f->lock);
+	if (page)
+		return page;
+
+	/* A chunk is a nicety: never work hard or warn for one. */
+	chunk = alloc_pages(gfp | __GFP_ZERO | __GFP_NOWARN | __GFP_NORETRY,
+			    FRAME_CHUNK_ORDER);
+	if (!chunk)
+		return alloc_page(gfp | __GFP_ZERO);
+	split_page(chunk, FRAME_CHUNK_ORDER);
+	spin_lock(&f->lock);
+	page = chunk_take(f);
+	if (!page) {
+		f->chunk = chunk;
+		f->chunk_used = 0;
+		page = chunk_take(f);
+		chunk = NULL;
+	}
+	spin_unlock(&f->lock);
+	/* Another task installed a chunk meanwhile: ours goes back. */
+	for (i = 0; chunk && i < FRAME_CHUNK_PAGES; i++)
+		__free_page(nth_page(chunk, i));
+	return page;
+}
+
 struct page *ddsm_frame_get(struct ddsm_node *n, u64 unit, gfp_t gfp)
 {
 	struct page **slot = unit_slot(n, unit);
@@ -112,7 +173,7 @@ struct page *ddsm_frame_get(struct ddsm_node *n, u64 unit, gfp_t gfp)
 	if (page)
 		return page;
 
-	page = alloc_page(gfp | __GFP_ZERO);
+	page = alloc_frame(&n->frames, gfp);
 	if (!page)
 		return NULL;
 	spin_lock(&n->frames.lock);

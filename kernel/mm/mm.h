@@ -27,7 +27,9 @@ struct ddsm_frames {
 	unsigned long *leaving;	/* cache units whose eviction is in flight */
 	u64 hand;		/* CLOCK hand, a unit number */
 	u64 limit;		/* most cache frames (0: no limit) */
-	spinlock_t lock;	/* first touches of one unit; the hand */
+	spinlock_t lock;	/* first touches of one unit; the hand; chunk */
+	struct page *chunk;	/* zeroed pages not yet handed out */
+	unsigned int chunk_used;	/* pages of @chunk handed out */
 	atomic64_t resident;	/* home and cache frames */
 	atomic64_t cached;	/* cache frames */
 	atomic64_t evicting;	/* cache frames on their way out */
