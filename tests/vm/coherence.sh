@@ -12,62 +12,14 @@
 # messages and counters are printed as "#" lines.  Every wait is bounded
 # (the programs' barriers give up after 120 s, timeout(1) kills a stuck one).
 
-set -u
-ME=${DDSM_NODE_ID:?} N=${DDSM_NR_NODES:?} IPS=${DDSM_NODE_IPS:?}
-DDSM=${DDSM:-/ddsm}
-CTL=$DDSM/bin/ddsmctl
-TESTS=$DDSM/tests
+. "$(dirname "${BASH_SOURCE[0]}")/cluster_lib.sh"
 COUNTER_ROUNDS=${COUNTER_ROUNDS:-10000}
-failed=0
-ok() { echo "ok - node$ME: $*"; }
-nok() { echo "not ok - node$ME: $*"; failed=1; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
 
-peers_up() { [ "$($CTL status 2>/dev/null | grep -c 'state up')" -ge $((N - 1)) ]; }
-wait_for() {
-	local n=$(($1 * 10)); shift
-	until "$@"; do ((n-- > 0)) || return 1; sleep 0.1; done
-}
-diag() {
-	echo "# node$ME: --- ddsmctl status ---"
-	$CTL status 2>&1 | sed "s/^/# node$ME: /"
-	echo "# node$ME: --- dmesg | grep ddsm ---"
-	dmesg | grep -i ddsm | tail -n 60 | sed "s/^/# node$ME: /"
-}
-# run NAME TIMEOUT CMD...: a test program; its own TAP lines pass through.
-run() {
-	local name=$1 limit=$2 t0=$SECONDS rc
-	shift 2
-	timeout "$limit" "$@"
-	rc=$?
-	echo "# node$ME: $name exit $rc after $((SECONDS - t0)) s"
-	if [ $rc -ne 0 ]; then
-		nok "$name (exit $rc$([ $rc -eq 124 ] && echo ', killed by timeout'))"
-		diag
-	else
-		ok "$name"
-	fi
-}
-
-t_start=$SECONDS
-if ! insmod $DDSM/ddsm.ko node_id="$ME" nodes="$IPS"; then
-	nok "insmod ddsm.ko node_id=$ME nodes=$IPS"
-	diag
-	exit 1
-fi
-ok "insmod ddsm.ko node_id=$ME nodes=$IPS"
-if ! wait_for 60 peers_up; then
-	nok "all $((N - 1)) peers up within 60 s"
-	diag
-	exit 1
-fi
-ok "all $((N - 1)) peers up ($((SECONDS - t_start)) s)"
-
+load_cluster
 run ddsm-test-counters 400 $TESTS/ddsm-test-counters "$COUNTER_ROUNDS"
 run ddsm-test-data 300 $TESTS/ddsm-test-data
 
-check "no fault gave SIGBUS (fault_errors 0)" \
-	bash -c "$CTL status | grep -q '^fault_errors: 0$'"
+check_no_sigbus
 if [ $failed -ne 0 ]; then
 	diag
 fi

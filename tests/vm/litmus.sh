@@ -15,55 +15,12 @@
 # failure the node's ddsm kernel messages and counters are printed as "#"
 # lines.  LITMUS_TIMEOUT (seconds, default 1700) bounds the program.
 
-set -u
-ME=${DDSM_NODE_ID:?} N=${DDSM_NR_NODES:?} IPS=${DDSM_NODE_IPS:?}
-DDSM=${DDSM:-/ddsm}
-CTL=$DDSM/bin/ddsmctl
+. "$(dirname "${BASH_SOURCE[0]}")/cluster_lib.sh"
 LITMUS_TIMEOUT=${LITMUS_TIMEOUT:-1700}
-failed=0
-ok() { echo "ok - node$ME: $*"; }
-nok() { echo "not ok - node$ME: $*"; failed=1; }
 
-peers_up() { [ "$($CTL status 2>/dev/null | grep -c 'state up')" -ge $((N - 1)) ]; }
-wait_for() {
-	local n=$(($1 * 10)); shift
-	until "$@"; do ((n-- > 0)) || return 1; sleep 0.1; done
-}
-diag() {
-	echo "# node$ME: --- ddsmctl status ---"
-	$CTL status 2>&1 | sed "s/^/# node$ME: /"
-	echo "# node$ME: --- dmesg | grep ddsm ---"
-	dmesg | grep -i ddsm | tail -n 60 | sed "s/^/# node$ME: /"
-}
-
-t_start=$SECONDS
-if ! insmod $DDSM/ddsm.ko node_id="$ME" nodes="$IPS"; then
-	nok "insmod ddsm.ko node_id=$ME nodes=$IPS"
-	diag
-	exit 1
-fi
-ok "insmod ddsm.ko node_id=$ME nodes=$IPS"
-if ! wait_for 60 peers_up; then
-	nok "all $((N - 1)) peers up within 60 s"
-	diag
-	exit 1
-fi
-ok "all $((N - 1)) peers up ($((SECONDS - t_start)) s)"
-
-t0=$SECONDS
-timeout "$LITMUS_TIMEOUT" $DDSM/tests/ddsm-litmus "$@"
-rc=$?
-echo "# node$ME: ddsm-litmus exit $rc after $((SECONDS - t0)) s"
-if [ $rc -ne 0 ]; then
-	nok "ddsm-litmus (exit $rc$([ $rc -eq 124 ] && echo ', killed by timeout'))"
-else
-	ok "ddsm-litmus"
-fi
-if $CTL status | grep -q '^fault_errors: 0$'; then
-	ok "no fault gave SIGBUS (fault_errors 0)"
-else
-	nok "no fault gave SIGBUS (fault_errors 0)"
-fi
+load_cluster
+run ddsm-litmus "$LITMUS_TIMEOUT" $TESTS/ddsm-litmus "$@"
+check_no_sigbus
 if [ $failed -ne 0 ]; then
 	diag
 else

@@ -26,35 +26,7 @@
 #include <unistd.h>
 
 #include "libddsm.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static unsigned long num(const char *s, const char *what)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end) {
-		fprintf(stderr, "ddsm-bench-gap: bad %s: %s\n", what, s);
-		exit(2);
-	}
-	return v;
-}
+#include "test_common.h"
 
 int main(int argc, char **argv)
 {
@@ -66,8 +38,8 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "n:s:")) != -1) {
 		switch (opt) {
-		case 'n': n = num(optarg, "-n"); break;
-		case 's': start = num(optarg, "-s"); break;
+		case 'n': n = parse_ul(optarg, "-n"); break;
+		case 's': start = parse_ul(optarg, "-s"); break;
 		default:
 			fprintf(stderr, "usage: %s [-n N] [-s START_UNIT] HOME GAP_US...\n", argv[0]);
 			return 2;
@@ -75,7 +47,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind < 2 || !n)
 		return 2;
-	home = (int)num(argv[optind], "home");
+	home = (int)parse_ul(argv[optind], "home");
 	ns = calloc(n, sizeof(*ns));
 	if (!ns || ddsm_open(&dd, NULL)) {
 		perror("ddsm-bench-gap");
@@ -89,7 +61,7 @@ int main(int argc, char **argv)
 	}
 	unit = start;
 	for (a = optind + 1; a < argc; a++) {
-		unsigned long gap = num(argv[a], "gap"), i;
+		unsigned long gap = parse_ul(argv[a], "gap"), i;
 
 		for (i = 0; i < n; i++) {
 			struct ddsm_home_query q;

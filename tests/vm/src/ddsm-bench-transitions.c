@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include "libddsm.h"
+#include "test_common.h"
 
 #define UNIT		((uint64_t)DDSM_UNIT_SIZE)
 #define NODE_A		0
@@ -180,14 +181,6 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 	if (len > 0)
 		(void)!write(STDOUT_FILENO, buf, (size_t)len);
 	_exit(3);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static volatile uint64_t *word(uint64_t unit)
@@ -534,13 +527,6 @@ static void one_round(struct samples *s, uint64_t limit, uint64_t hit_unit)
 	helper_read_expect(NODE_C, u, tag(u, 9), "ms_owner_write readback");
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Nearest-rank percentile of a sorted array. */
 static uint64_t pct(const uint64_t *v, int n, int p)
 {
@@ -756,20 +742,6 @@ static int driver(void)
 	return mismatches ? 1 : 0;
 }
 
-static unsigned long num(const char *s, const char *what)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end) {
-		fprintf(stderr, "bench: bad %s: %s\n", what, s);
-		exit(2);
-	}
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	struct sigaction sa;
@@ -777,11 +749,11 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "r:s:w:p:T:")) != -1) {
 		switch (opt) {
-		case 'r': reps = (int)num(optarg, "-r"); break;
-		case 'T': trace_reps = (int)num(optarg, "-T"); break;
-		case 's': scan_mib = num(optarg, "-s"); break;
-		case 'w': settle_us = (unsigned int)num(optarg, "-w"); break;
-		case 'p': poll_us = (unsigned int)num(optarg, "-p"); break;
+		case 'r': reps = (int)parse_ul(optarg, "-r"); break;
+		case 'T': trace_reps = (int)parse_ul(optarg, "-T"); break;
+		case 's': scan_mib = parse_ul(optarg, "-s"); break;
+		case 'w': settle_us = (unsigned int)parse_ul(optarg, "-w"); break;
+		case 'p': poll_us = (unsigned int)parse_ul(optarg, "-p"); break;
 		default:
 			fprintf(stderr, "usage: %s [-r REPS] [-s SCAN_MIB] [-w SETTLE_US] [-p POLL_US] [-T TRACE_REPS] NODE_ID NR_NODES\n",
 				argv[0]);
@@ -790,8 +762,8 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return 2;
-	me = (int)num(argv[optind], "node id");
-	nr_nodes = (int)num(argv[optind + 1], "node count");
+	me = (int)parse_ul(argv[optind], "node id");
+	nr_nodes = (int)parse_ul(argv[optind + 1], "node count");
 	if (reps < 1 || scan_mib < 1 || nr_nodes < 3 || me >= nr_nodes) {
 		fprintf(stderr, "bench: needs REPS >= 1, SCAN_MIB >= 1, 3 nodes or more\n");
 		return 2;

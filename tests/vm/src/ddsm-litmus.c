@@ -47,6 +47,7 @@
 #include <sys/mman.h>
 #include "libddsm.h"
 #include "dsm_sync.h"
+#include "test_common.h"
 
 #define RING		512		/* slots per test and layout */
 #define MAX_ROLES	5		/* 4 threads + observer */
@@ -153,35 +154,6 @@ static uint64_t run_no;
 static long iters = 2000;
 static unsigned jitter_us;
 static long batch = 8;
-
-static void on_sigbus(int sig, siginfo_t *si, void *ctx)
-{
-	char buf[160];
-	int len;
-
-	(void)sig;
-	(void)ctx;
-	len = snprintf(buf, sizeof(buf),
-		       "not ok - node%d: SIGBUS at DSM offset 0x%lx\n", me,
-		       (unsigned long)((char *)si->si_addr - win) +
-		       BASE_UNIT * DSM_UNIT);
-	if (write(1, buf, len) < 0)
-		_exit(3);
-	_exit(3);
-}
-
-static void bail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void bail(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("not ok - node%d: ", me);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\nBail out! node%d\n", me);
-	exit(1);
-}
 
 static inline uint64_t tag(long i)
 {
@@ -433,16 +405,16 @@ static int run_test(struct dsm_sync *s, enum test_id t, int split)
 		return 0;
 	}
 	if (dsm_flag_resync(s))
-		bail("%s %s: barrier before the test timed out", T->name, layout);
+		tap_bail("%s %s: barrier before the test timed out", T->name, layout);
 	t0 = dsm_now();
 	if (role >= 0) {
 		mine = calloc(iters, 1);
 		if (!mine)
-			bail("out of memory");
+			tap_bail("out of memory");
 		for (lo = 0; lo < iters; lo = hi) {
 			hi = lo + batch < iters ? lo + batch : iters;
 			if (dsm_flagbar_n(s, roles))
-				bail("%s %s: flag barrier timed out in iteration %ld",
+				tap_bail("%s %s: flag barrier timed out in iteration %ld",
 				     T->name, layout, lo);
 			if (role < T->nthreads) {
 				for (i = lo; i < hi; i++) {
@@ -459,7 +431,7 @@ static int run_test(struct dsm_sync *s, enum test_id t, int split)
 			}
 		}
 		if (dsm_flagbar_n(s, roles))
-			bail("%s %s: final flag barrier timed out", T->name, layout);
+			tap_bail("%s %s: final flag barrier timed out", T->name, layout);
 		if (role == T->nthreads) {
 			for (i = (iters - 1) / batch * batch; i < iters; i++) {
 				vars(t, split, i, &x, &y);
@@ -474,13 +446,13 @@ static int run_test(struct dsm_sync *s, enum test_id t, int split)
 	/* Idle nodes wait here for the whole test: a long timeout. */
 	s->timeout = TIMEOUT_S + iters * 1.0;
 	if (dsm_barrier(s))
-		bail("%s %s: barrier after the test timed out", T->name, layout);
+		tap_bail("%s %s: barrier after the test timed out", T->name, layout);
 	s->timeout = TIMEOUT_S;
 	if (me == 0) {
 		for (k = 0; k < roles; k++) {
 			all[k] = malloc(iters);
 			if (!all[k])
-				bail("out of memory");
+				tap_bail("out of memory");
 			memcpy(all[k], win + (RES_OFF + k * RES_UNITS_PER) * DSM_UNIT,
 			       iters);
 		}
@@ -494,7 +466,7 @@ static int run_test(struct dsm_sync *s, enum test_id t, int split)
 	}
 	/* Everybody learns the verdict; the result area is free again. */
 	if (dsm_barrier(s))
-		bail("%s %s: barrier after the analysis timed out", T->name, layout);
+		tap_bail("%s %s: barrier after the analysis timed out", T->name, layout);
 	failed = s->run[VERDICT] != 0;
 	if (me != 0 && failed)
 		printf("# node%d: %s %s failed (see node 0)\n", me, T->name, layout);
@@ -523,7 +495,6 @@ int main(int argc, char **argv)
 		{ "batch", required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct sigaction sa = { 0 };
 	int want_test[NTESTS], want_layout[2] = { 1, 1 };
 	struct dsm_sync s;
 	struct ddsm d;
@@ -580,28 +551,21 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	me = d.node_id;
+	tap_node = me;
 	nodes = d.nr_nodes;
-	sa.sa_sigaction = on_sigbus;
-	sa.sa_flags = SA_SIGINFO;
-	sigaction(SIGBUS, &sa, NULL);
 	win_units = TEST_OFF + (size_t)NTESTS * 2 * REGION_UNITS;
-	win = ddsm_map(&d, BASE_UNIT * DSM_UNIT, win_units * DSM_UNIT,
-		       PROT_READ | PROT_WRITE);
-	if (!win) {
-		perror("ddsm_map");
-		return 1;
-	}
+	win = map_window(&d, BASE_UNIT * DSM_UNIT, win_units * DSM_UNIT);
 	t_all = dsm_now();
 	if (dsm_sync_init(&s, win + SYNC_OFF * DSM_UNIT, BASE_UNIT + SYNC_OFF,
 			  me, nodes, TIMEOUT_S))
-		bail("initial barrier timed out");
+		tap_bail("initial barrier timed out");
 	/* A run number makes this run's stores distinguishable from any
 	 * earlier run's in the same module session. */
 	if (me == 0)
 		s.run[RUN_NOW] = __atomic_add_fetch(&s.run[RUN_CTR], 1,
 						    __ATOMIC_SEQ_CST);
 	if (dsm_barrier(&s))
-		bail("barrier after the run number timed out");
+		tap_bail("barrier after the run number timed out");
 	run_no = s.run[RUN_NOW];
 	if (me == 0)
 		printf("# ddsm-litmus: %d nodes, run %llu, %ld iterations per test "
@@ -615,7 +579,7 @@ int main(int argc, char **argv)
 			ran++;
 		}
 	if (dsm_barrier(&s))
-		bail("final barrier timed out");
+		tap_bail("final barrier timed out");
 	printf("# node%d: %d litmus runs in %.1f s\n", me, ran, dsm_now() - t_all);
 	ddsm_unmap(&d, win, win_units * DSM_UNIT);
 	ddsm_close(&d);

@@ -27,25 +27,10 @@
 #include <unistd.h>
 
 #include "libddsm.h"
+#include "test_common.h"
 
 #define UNIT	DDSM_UNIT_SIZE
 
-static int nr_checks, nr_failed;
-
-static void tap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	nr_checks++;
-	if (!ok)
-		nr_failed++;
-	printf("%s - ", ok ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
 
 static const char *ename(int err)
 {
@@ -311,6 +296,6 @@ int main(int argc, char **argv)
 		tap(false, "final STATUS: %s", ename(errno));
 	ddsm_close(&d);
 
-	printf("# badcalls: %d checks, %d failed\n", nr_checks, nr_failed);
-	return nr_failed ? 1 : 0;
+	printf("# badcalls: %d checks, %d failed\n", tap_checks, tap_failed);
+	return tap_failed ? 1 : 0;
 }

@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include "libddsm.h"
 #include "dsm_sync.h"
+#include "test_common.h"
 
 #define THREADS		2
 #define NCTR		64
@@ -39,7 +40,6 @@
 static char *win;
 static long rounds = 10000;
 static int me = -1;
-static int failed;
 
 static volatile uint64_t *one_counter(void)
 {
@@ -72,39 +72,6 @@ static void *many_worker(void *arg)
 	for (k = 0; k < rounds; k++)
 		__atomic_fetch_add(counter(k % NCTR), 1, __ATOMIC_SEQ_CST);
 	return NULL;
-}
-
-static void report(int good, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void report(int good, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok - node%d: ", good ? "" : "not ", me);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	if (!good)
-		failed = 1;
-}
-
-static void on_sigbus(int sig, siginfo_t *si, void *ctx)
-{
-	char buf[160];
-	int len;
-
-	(void)sig;
-	(void)ctx;
-	len = snprintf(buf, sizeof(buf),
-		       "not ok - node%d: SIGBUS at %p (DSM offset 0x%lx)\n", me,
-		       si->si_addr,
-		       (unsigned long)((char *)si->si_addr - win) +
-		       BASE_UNIT * DSM_UNIT);
-	if (write(1, buf, len) < 0)
-		_exit(3);
-	_exit(3);
 }
 
 /* Run THREADS copies of @fn, timing them. */
@@ -146,16 +113,8 @@ static void faults_since(struct ddsm *d, const char *phase)
 	last = st;
 }
 
-static void bail(const char *what)
-{
-	report(0, "%s", what);
-	printf("Bail out! node%d: %s\n", me, what);
-	exit(1);
-}
-
 int main(int argc, char **argv)
 {
-	struct sigaction sa = { 0 };
 	struct dsm_sync s;
 	struct ddsm d;
 	uint64_t want, sum, v;
@@ -172,20 +131,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	me = d.node_id;
+	tap_node = me;
 	n = d.nr_nodes;
-	sa.sa_sigaction = on_sigbus;
-	sa.sa_flags = SA_SIGINFO;
-	sigaction(SIGBUS, &sa, NULL);
-	win = ddsm_map(&d, BASE_UNIT * DSM_UNIT, WIN_UNITS * DSM_UNIT,
-		       PROT_READ | PROT_WRITE);
-	if (!win) {
-		perror("ddsm_map");
-		return 1;
-	}
+	win = map_window(&d, BASE_UNIT * DSM_UNIT, WIN_UNITS * DSM_UNIT);
 	t_all = dsm_now();
 	if (dsm_sync_init(&s, win + SYNC_OFF * DSM_UNIT, BASE_UNIT + SYNC_OFF,
 			  me, n, TIMEOUT_S))
-		bail("initial barrier timed out");
+		tap_bail("initial barrier timed out");
 
 	/* Node 0 clears the counters (a re-run starts from what was left). */
 	if (me == 0) {
@@ -194,31 +146,31 @@ int main(int argc, char **argv)
 			*counter(k) = 0;
 	}
 	if (dsm_barrier(&s))
-		bail("barrier after reset timed out");
+		tap_bail("barrier after reset timed out");
 
 	/* Phase 1: one word. */
 	faults_since(&d, NULL);
 	want = (uint64_t)n * THREADS * rounds;
 	if (run_threads(one_worker, &secs))
-		bail("pthread_create");
+		tap_bail("pthread_create");
 	tb = dsm_now();
 	if (dsm_barrier(&s))
-		bail("barrier after one-counter phase timed out");
+		tap_bail("barrier after one-counter phase timed out");
 	tb = dsm_now() - tb;
 	v = *one_counter();
 	printf("# node%d: %d threads x %ld LOCK XADD on one word: %.2f s, "
 	       "then %.2f s in the barrier\n", me, THREADS, rounds, secs, tb);
 	faults_since(&d, "one counter");
-	report(v == want, "one shared counter = %llu (want %llu = %d nodes x %d threads x %ld)",
+	tap(v == want, "one shared counter = %llu (want %llu = %d nodes x %d threads x %ld)",
 	       (unsigned long long)v, (unsigned long long)want, n, THREADS,
 	       rounds);
 
 	/* Phase 2: NCTR counters over CTR_UNITS units. */
 	if (run_threads(many_worker, &secs))
-		bail("pthread_create");
+		tap_bail("pthread_create");
 	tb = dsm_now();
 	if (dsm_barrier(&s))
-		bail("barrier after many-counter phase timed out");
+		tap_bail("barrier after many-counter phase timed out");
 	tb = dsm_now() - tb;
 	printf("# node%d: %d threads x %ld LOCK XADD over %d counters in %d units: "
 	       "%.2f s, then %.2f s in the barrier\n", me, THREADS, rounds,
@@ -240,16 +192,16 @@ int main(int argc, char **argv)
 				       (unsigned long long)want);
 		}
 	}
-	report(!bad, "%d of %d counters exact", NCTR - bad, NCTR);
+	tap(!bad, "%d of %d counters exact", NCTR - bad, NCTR);
 	want = (uint64_t)n * THREADS * rounds;
-	report(sum == want, "sum of %d counters = %llu (want %llu)", NCTR,
+	tap(sum == want, "sum of %d counters = %llu (want %llu)", NCTR,
 	       (unsigned long long)sum, (unsigned long long)want);
 
 	/* Nobody unmaps while a peer still reads its units. */
 	if (dsm_barrier(&s))
-		bail("final barrier timed out");
+		tap_bail("final barrier timed out");
 	printf("# node%d: counters done in %.2f s\n", me, dsm_now() - t_all);
 	ddsm_unmap(&d, win, WIN_UNITS * DSM_UNIT);
 	ddsm_close(&d);
-	return failed;
+	return tap_failed ? 1 : 0;
 }

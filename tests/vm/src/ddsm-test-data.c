@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include "libddsm.h"
 #include "dsm_sync.h"
+#include "test_common.h"
 
 #define BUF_BYTES	(1 << 20)
 #define BUF_WORDS	(BUF_BYTES / sizeof(uint64_t))
@@ -44,45 +45,7 @@
 enum { CTL_SEED = 0, CTL_SUM_A = 8, CTL_SUM_C = 16 };
 
 static char *win;
-static int me = -1, failed;
-
-static void report(int good, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void report(int good, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok - node%d: ", good ? "" : "not ", me);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!good)
-		failed = 1;
-}
-
-static void bail(const char *what)
-{
-	report(0, "%s", what);
-	printf("Bail out! node%d: %s\n", me, what);
-	exit(1);
-}
-
-static void on_sigbus(int sig, siginfo_t *si, void *ctx)
-{
-	char buf[160];
-	int len;
-
-	(void)sig;
-	(void)ctx;
-	len = snprintf(buf, sizeof(buf),
-		       "not ok - node%d: SIGBUS at DSM offset 0x%lx\n", me,
-		       (unsigned long)((char *)si->si_addr - win) +
-		       BASE_UNIT * DSM_UNIT);
-	if (write(1, buf, len) < 0)
-		_exit(3);
-	_exit(3);
-}
+static int me = -1;
 
 static volatile uint64_t *ctl(int word)
 {
@@ -149,15 +112,14 @@ static void verify(volatile uint64_t *buf, uint64_t seed, uint64_t published,
 		       "%016llx, want %016llx\n", me, bad, first * 8,
 		       first * 8 / DSM_UNIT, (unsigned long long)buf[first],
 		       (unsigned long long)pattern(seed, first));
-	report(h == published, "%s: checksum equals the writer's", what);
-	report(h == indep, "%s: checksum equals the one computed from the seed",
+	tap(h == published, "%s: checksum equals the writer's", what);
+	tap(h == indep, "%s: checksum equals the one computed from the seed",
 	       what);
-	report(!bad, "%s: all %zu words match", what, (size_t)BUF_WORDS);
+	tap(!bad, "%s: all %zu words match", what, (size_t)BUF_WORDS);
 }
 
 int main(int argc, char **argv)
 {
-	struct sigaction sa = { 0 };
 	volatile uint64_t *buf, *stripe;
 	struct dsm_sync s;
 	struct ddsm d;
@@ -172,27 +134,20 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	me = d.node_id;
+	tap_node = me;
 	n = d.nr_nodes;
 	c = n - 1;
 	if (n < 2) {
 		printf("not ok - node%d: ddsm-test-data needs 2 nodes or more\n", me);
 		return 1;
 	}
-	sa.sa_sigaction = on_sigbus;
-	sa.sa_flags = SA_SIGINFO;
-	sigaction(SIGBUS, &sa, NULL);
-	win = ddsm_map(&d, BASE_UNIT * DSM_UNIT, WIN_UNITS * DSM_UNIT,
-		       PROT_READ | PROT_WRITE);
-	if (!win) {
-		perror("ddsm_map");
-		return 1;
-	}
+	win = map_window(&d, BASE_UNIT * DSM_UNIT, WIN_UNITS * DSM_UNIT);
 	buf = (volatile uint64_t *)(win + BUF_OFF * DSM_UNIT);
 	stripe = (volatile uint64_t *)(win + STRIPE_OFF * DSM_UNIT);
 	t_all = dsm_now();
 	if (dsm_sync_init(&s, win + SYNC_OFF * DSM_UNIT, BASE_UNIT + SYNC_OFF,
 			  me, n, TIMEOUT_S))
-		bail("initial barrier timed out");
+		tap_bail("initial barrier timed out");
 
 	/* The run id: from the command line, or node 0 picks it. */
 	if (me == a) {
@@ -203,7 +158,7 @@ int main(int argc, char **argv)
 		*ctl(CTL_SEED) = seed;
 	}
 	if (dsm_barrier(&s))
-		bail("barrier after the run id timed out");
+		tap_bail("barrier after the run id timed out");
 	seed = *ctl(CTL_SEED);
 	seed2 = dsm_mix64(seed ^ 0xc0ffee);
 	seed3 = dsm_mix64(seed ^ 0x5712e);
@@ -218,13 +173,13 @@ int main(int argc, char **argv)
 		       me, dsm_now() - t0, (unsigned long long)h);
 	}
 	if (dsm_barrier(&s))
-		bail("barrier after A's write timed out");
+		tap_bail("barrier after A's write timed out");
 
 	/* 2: everybody else reads. */
 	if (me != a)
 		verify(buf, seed, *ctl(CTL_SUM_A), "pattern 1 written by node 0");
 	if (dsm_barrier(&s))
-		bail("barrier after the first reads timed out");
+		tap_bail("barrier after the first reads timed out");
 
 	/* 3: C rewrites. */
 	if (me == c) {
@@ -235,7 +190,7 @@ int main(int argc, char **argv)
 		       me, dsm_now() - t0, (unsigned long long)h);
 	}
 	if (dsm_barrier(&s))
-		bail("barrier after C's write timed out");
+		tap_bail("barrier after C's write timed out");
 
 	/* 4: everybody but C reads it back. */
 	if (me != c) {
@@ -245,7 +200,7 @@ int main(int argc, char **argv)
 		verify(buf, seed2, *ctl(CTL_SUM_C), what);
 	}
 	if (dsm_barrier(&s))
-		bail("barrier after the second reads timed out");
+		tap_bail("barrier after the second reads timed out");
 
 	/* 5: interleaved writers on every unit. */
 	t0 = dsm_now();
@@ -254,7 +209,7 @@ int main(int argc, char **argv)
 	printf("# node%d: wrote every %dth word of 1 MiB (false sharing) in %.2f s\n",
 	       me, n, dsm_now() - t0);
 	if (dsm_barrier(&s))
-		bail("barrier after the false-sharing writes timed out");
+		tap_bail("barrier after the false-sharing writes timed out");
 	t0 = dsm_now();
 	for (i = 0, bad = 0, first = 0; i < BUF_WORDS; i++)
 		if (stripe[i] != pattern(seed3, i) && !bad++)
@@ -266,13 +221,13 @@ int main(int argc, char **argv)
 		       first * 8, first * 8 / DSM_UNIT, first % n,
 		       (unsigned long long)stripe[first],
 		       (unsigned long long)pattern(seed3, first));
-	report(!bad, "false sharing: all %zu words written by %d nodes at once "
+	tap(!bad, "false sharing: all %zu words written by %d nodes at once "
 	       "are there", (size_t)BUF_WORDS, n);
 
 	if (dsm_barrier(&s))
-		bail("final barrier timed out");
+		tap_bail("final barrier timed out");
 	printf("# node%d: data done in %.2f s\n", me, dsm_now() - t_all);
 	ddsm_unmap(&d, win, WIN_UNITS * DSM_UNIT);
 	ddsm_close(&d);
-	return failed;
+	return tap_failed ? 1 : 0;
 }

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "libddsm.h"
+#include "test_common.h"
 
 #define UNIT		((uint64_t)DDSM_UNIT_SIZE)
 #define OVL_LEN		(64 * 1024)	/* parent's overlap window */
@@ -71,22 +72,6 @@ static struct opts {
 	double timeout;
 } o = { NULL, 0, 1 << 20, 10000, 8, 10.0 };
 
-static int nr_checks, nr_failed;
-
-static void tap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	nr_checks++;
-	if (!ok)
-		nr_failed++;
-	printf("%s - ", ok ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
 
 /* A fault the module gave up on arrives as SIGBUS: say so, then die. */
 static void on_sigbus(int sig)
@@ -601,8 +586,8 @@ static int parent_main(pid_t child)
 	test_counters(&d, &s0);
 	ddsm_close(&d);
 
-	printf("# share: %d checks, %d failed\n", nr_checks, nr_failed);
-	return nr_failed ? 1 : 0;
+	printf("# share: %d checks, %d failed\n", tap_checks, tap_failed);
+	return tap_failed ? 1 : 0;
 }
 
 
