@@ -20,11 +20,13 @@
  *
  * Roles by node id: A = node 0 is the home of the measured units (unless a
  * row says otherwise), B = node 1 drives the run and makes most timed
- * accesses, C = node 2 is the third party (sharer, owner, reader).  Nodes
- * 3 and up have nothing to do.  Every repetition takes a fresh unit, so
- * its state before the setup is known: never touched by anyone.
+ * accesses, C = node 2 is the third party (sharer, owner, reader).  With 4
+ * nodes or more, D = node 3 is a second remote sharer for one more row
+ * (home A invalidates C and D); nodes 4 and up have nothing to do.  Every
+ * repetition takes a fresh unit, so its state before the setup is known:
+ * never touched by anyone.
  *
- * Control: B writes commands into one mailbox unit per helper (A, C) and
+ * Control: B writes commands into one mailbox unit per helper (A, C, D) and
  * reads the helper's reply unit; all control units are homed on B.
  * Helpers poll with a sleep between looks, so an idle node's vCPU halts
  * instead of spinning, and a poll on an unchanged mailbox is a hit on the
@@ -61,7 +63,8 @@
 #define NODE_A		0
 #define NODE_B		1
 #define NODE_C		2
-#define NR_HELPERS	2	/* A and C */
+#define NODE_D		3	/* with 4 nodes: a second remote sharer */
+#define MAX_HELPERS	3	/* A, C and (with 4 nodes) D */
 #define REPLY_TIMEOUT_S	60
 #define IDLE_TIMEOUT_S	900
 #define SCAN_REPS	15
@@ -95,6 +98,7 @@ enum row {
 	R_IM0,
 	R_IM1,
 	R_IM2,
+	R_IM2_CD,
 	R_IM1_LH,
 	R_IM2_LH,
 	R_SM,
@@ -111,6 +115,7 @@ static const char *const row_key[R_NR] = {
 	[R_IM0]			= "im_0",
 	[R_IM1]			= "im_1",
 	[R_IM2]			= "im_2",
+	[R_IM2_CD]		= "im_2_cd",
 	[R_IM1_LH]		= "im_1_lh",
 	[R_IM2_LH]		= "im_2_lh",
 	[R_SM]			= "sm_0",
@@ -126,6 +131,7 @@ static const char *const row_desc[R_NR] = {
 	[R_IM0]			= "I->M, B writes, 0 sharers",
 	[R_IM1]			= "I->M, B writes, 1 sharer (C)",
 	[R_IM2]			= "I->M, B writes, 2 sharers (A=home, C)",
+	[R_IM2_CD]		= "I->M, B writes, home A, 2 sharers (C, D)",
 	[R_IM1_LH]		= "I->M, B writes, home B, 1 sharer (C)",
 	[R_IM2_LH]		= "I->M, B writes, home B, 2 sharers (A, C)",
 	[R_SM]			= "S->M, B holds S alone, writes",
@@ -148,7 +154,8 @@ static uint64_t scan_mib = 16;
 static unsigned int settle_us = 1000, poll_us = 50;
 static int trace_reps;
 #define TRACING_ON	"/sys/kernel/tracing/tracing_on"
-static uint64_t mbox_unit[NR_HELPERS], reply_unit[NR_HELPERS];
+static int nr_helpers;			/* 2, or 3 with 4 nodes or more */
+static uint64_t mbox_unit[MAX_HELPERS], reply_unit[MAX_HELPERS];
 static uint64_t cursor[3];		/* next candidate unit per home */
 static uint64_t cmd_seq;
 static unsigned long mismatches, anomalies;
@@ -251,21 +258,21 @@ static uint64_t fresh_unit(int home, uint64_t limit)
 	exit(1);
 }
 
-/* Control units: the first 2 * NR_HELPERS units homed on B. */
+/* Control units: the first 2 * nr_helpers units homed on B. */
 static void find_control_units(void)
 {
-	uint64_t u, found[2 * NR_HELPERS];
+	uint64_t u, found[2 * MAX_HELPERS];
 	int k = 0;
 
-	for (u = 0; u < FIRST_UNIT && k < 2 * NR_HELPERS; u++)
+	for (u = 0; u < FIRST_UNIT && k < 2 * nr_helpers; u++)
 		if (unit_home(u) == NODE_B)
 			found[k++] = u;
-	if (k < 2 * NR_HELPERS) {
+	if (k < 2 * nr_helpers) {
 		fprintf(stderr, "bench: not enough control units homed on node %d\n",
 			NODE_B);
 		exit(1);
 	}
-	for (k = 0; k < NR_HELPERS; k++) {
+	for (k = 0; k < nr_helpers; k++) {
 		mbox_unit[k] = found[2 * k];
 		reply_unit[k] = found[2 * k + 1];
 	}
@@ -362,7 +369,23 @@ static int helper_loop(int slot)
 
 static int helper_slot(int node)
 {
-	return node == NODE_A ? 0 : 1;
+	return node == NODE_A ? 0 : node == NODE_C ? 1 : 2;
+}
+
+static int helper_node(int slot)
+{
+	return slot == 0 ? NODE_A : slot == 1 ? NODE_C : NODE_D;
+}
+
+/* Tell every helper the same thing (OP_NONE, OP_TRACE). */
+static uint64_t cmd(int node, enum op op, uint64_t unit, uint64_t value,
+		    bool timed, uint64_t *ns);
+static void cmd_all(enum op op, uint64_t value)
+{
+	int i;
+
+	for (i = 0; i < nr_helpers; i++)
+		cmd(helper_node(i), op, 0, value, false, NULL);
 }
 
 /*
@@ -487,6 +510,16 @@ static void one_round(struct samples *s, uint64_t limit, uint64_t hit_unit)
 	b_timed_store(s, R_IM2, u, DDSM_UNIT_I, tag(u, 4));
 	helper_read_expect(NODE_C, u, tag(u, 4), "im_2 readback");
 	helper_read_expect(NODE_A, u, tag(u, 4), "im_2 readback");
+
+	/* With a fourth node: home A invalidates two remote sharers. */
+	if (nr_helpers > 2) {
+		u = fresh_unit(NODE_A, limit);
+		helper_read_expect(NODE_C, u, 0, "im_2_cd setup");
+		helper_read_expect(NODE_D, u, 0, "im_2_cd setup");
+		b_timed_store(s, R_IM2_CD, u, DDSM_UNIT_I, tag(u, 10));
+		helper_read_expect(NODE_C, u, tag(u, 10), "im_2_cd readback");
+		helper_read_expect(NODE_D, u, tag(u, 10), "im_2_cd readback");
+	}
 
 	/* The same with B as the home: every invalidation is remote. */
 	u = fresh_unit(NODE_B, limit);
@@ -665,7 +698,9 @@ static int driver(void)
 	int r, i;
 
 	scan_first = nr_units - 2 * ((scan_mib << 20) / UNIT);
-	if (scan_first < FIRST_UNIT + 24ull * (uint64_t)(reps + trace_reps)) {
+	/* About 9 units homed on A per round, A being every nr_nodes'th. */
+	if (scan_first < FIRST_UNIT + 12ull * (uint64_t)nr_nodes *
+			 (uint64_t)(reps + trace_reps)) {
 		fprintf(stderr, "bench: space too small for %d+%d reps and 2 x %" PRIu64
 			" MiB of scan\n", reps, trace_reps, scan_mib);
 		return 1;
@@ -686,9 +721,8 @@ static int driver(void)
 	if (v != 0)
 		note_mismatch("hit setup", hit_unit, me, 0, v);
 
-	/* Both helpers answer before anything is timed. */
-	cmd(NODE_A, OP_NONE, 0, 0, false, NULL);
-	cmd(NODE_C, OP_NONE, 0, 0, false, NULL);
+	/* Every helper answers before anything is timed. */
+	cmd_all(OP_NONE, 0);
 
 	printf("# %d reps, settle %u us, poll %u us, control units mbox %" PRIu64
 	       ",%" PRIu64 " reply %" PRIu64 ",%" PRIu64 "\n", reps, settle_us,
@@ -702,20 +736,19 @@ static int driver(void)
 		fflush(stdout);
 	}
 	for (r = 0; r < R_NR; r++)
-		print_row((enum row)r, &s[r]);
+		if (s[r].n)
+			print_row((enum row)r, &s[r]);
 	fflush(stdout);
 
 	if (trace_reps) {
-		cmd(NODE_A, OP_TRACE, 0, 1, false, NULL);
-		cmd(NODE_C, OP_TRACE, 0, 1, false, NULL);
+		cmd_all(OP_TRACE, 1);
 		tracing(true);
 		for (r = 0; r < R_NR; r++)
 			s[r].n = 0;
 		for (i = 0; i < trace_reps; i++)
 			one_round(s, scan_first, hit_unit);
 		tracing(false);
-		cmd(NODE_A, OP_TRACE, 0, 0, false, NULL);
-		cmd(NODE_C, OP_TRACE, 0, 0, false, NULL);
+		cmd_all(OP_TRACE, 0);
 		printf("# %d traced rounds done (timings not reported)\n",
 		       trace_reps);
 	}
@@ -723,8 +756,8 @@ static int driver(void)
 	resident_scan(scan_first);
 
 	/* Let the helpers go. */
-	for (i = 0; i < NR_HELPERS; i++) {
-		int node = i == 0 ? NODE_A : NODE_C;
+	for (i = 0; i < nr_helpers; i++) {
+		int node = helper_node(i);
 		struct mbox *mb = (struct mbox *)word(mbox_unit[i]);
 		struct reply *rp = (struct reply *)word(reply_unit[i]);
 		uint64_t seq = ++cmd_seq;
@@ -768,7 +801,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench: needs REPS >= 1, SCAN_MIB >= 1, 3 nodes or more\n");
 		return 2;
 	}
-	if (me > NODE_C)
+	nr_helpers = nr_nodes > NODE_D ? 3 : 2;
+	if (me > NODE_D || (me == NODE_D && nr_helpers < 3))
 		return 0;	/* nothing to do */
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
