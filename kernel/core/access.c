@@ -70,6 +70,43 @@ static vm_fault_t fault_done(struct ddsm_node *n, u64 unit, bool write,
 	return ret;
 }
 
+static bool home_connecting(struct ddsm_node *n, u32 home)
+{
+	enum ddsm_peer_state st = ddsm_transport_peer_state(n->tp, home);
+
+	return st == DDSM_PEER_DOWN || st == DDSM_PEER_CONNECTING;
+}
+
+/*
+ * A unit whose home is configured but not connected yet (the cluster is
+ * starting, or the connection is being rebuilt) waits for it, within the
+ * fault's deadline, instead of failing at once.  A dead home fails.
+ */
+static int wait_for_home(struct ddsm_node *n, u64 unit,
+			 unsigned long deadline)
+{
+	u32 home = ddsm_unit_home(&n->space, unit);
+	long left;
+
+	if (home == n->space.node_id || !home_connecting(n, home))
+		return 0;
+	atomic64_inc(&n->stats.home_waits);
+	left = (long)deadline - (long)jiffies;
+	if (left > 0)
+		left = wait_event_killable_timeout(n->peer_wait,
+						   !home_connecting(n, home),
+						   left);
+	if (left == -ERESTARTSYS)
+		return -EINTR;
+	if (left <= 0 && home_connecting(n, home)) {
+		atomic64_inc(&n->stats.fault_timeouts);
+		pr_warn_ratelimited("ddsm: fault on unit %llu: home node %u not connected within %u ms\n",
+				    unit, home, n->fault_timeout_ms);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
 /* Start dropping @unit's copy; true if an EVICT went out. */
 static bool try_evict(struct ddsm_node *n, u64 unit)
 {
@@ -134,6 +171,9 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 		u32 seq;
 		int err;
 
+		if (wait_for_home(n, unit, deadline))
+			return fault_done(n, unit, write, mkwrite, waited,
+					  VM_FAULT_SIGBUS);
 		ddsm_actions_init(&acts, buf, ARRAY_SIZE(buf));
 		mutex_lock(cl);
 		/*

@@ -68,6 +68,7 @@ struct ddsm_stats {
 	atomic64_t fault_errors;
 	atomic64_t peer_ups;
 	atomic64_t peer_downs;
+	atomic64_t home_waits;
 	atomic64_t drops[DDSM_MSG_VERDICT_NR];
 };
 
@@ -88,6 +89,8 @@ struct ddsm_node {
 
 	struct mutex rx_lock;		/* the receive path, in arrival order */
 	struct ddsm_action *rx_actions;	/* DDSM_MAX_ACTIONS, under rx_lock */
+
+	wait_queue_head_t peer_wait;	/* faults waiting for a home to connect */
 
 	struct mutex cl_locks[DDSM_CL_LOCKS];	/* cache line -> PTE, see above */
 	wait_queue_head_t cl_waits[DDSM_CL_LOCKS];

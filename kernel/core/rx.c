@@ -178,6 +178,7 @@ static void peer_up(struct ddsm_node *n, u32 node)
 	ddsm_dir_node_up(&n->dir, node);
 	ddsm_cache_node_up(&n->cache, node);
 	mutex_unlock(&n->rx_lock);
+	wake_up_all(&n->peer_wait);
 }
 
 /*

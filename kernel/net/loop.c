@@ -70,9 +70,8 @@ static int loop_send(struct ddsm_transport *t, u32 dst, const void *buf,
 		return -EHOSTUNREACH;
 	if (len > LOOP_MAX_MSG)
 		return -EMSGSIZE;
-	it = kmalloc(sizeof(*it), GFP_ATOMIC);
-	if (!it)
-		return -ENOMEM;
+	/* Never lose a message for want of memory: wait for it. */
+	it = kmalloc(sizeof(*it), GFP_NOIO | __GFP_NOFAIL);
 	memcpy(it->buf, buf, len);
 	it->len = len;
 	it->data = data;
@@ -130,10 +129,17 @@ static void loop_destroy(struct ddsm_transport *t)
 	kfree(lt);
 }
 
+static enum ddsm_peer_state loop_peer_state(struct ddsm_transport *t,
+					    u32 node)
+{
+	return node == t->self ? DDSM_PEER_SELF : DDSM_PEER_DEAD;
+}
+
 static const struct ddsm_transport_ops loop_ops = {
 	.name = "loop",
 	.send = loop_send,
 	.peer_info = loop_peer_info,
+	.peer_state = loop_peer_state,
 	.destroy = loop_destroy,
 };
 

@@ -1,24 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * RDMA transport: rdma_cm connections and ib_core verbs.
+ * RDMA transport: rdma_cm connections, their setup and teardown.
  *
- * Control messages travel by SEND into pre-posted receives, with a
- * 4 KiB unit in a second SGE when the message carries data.  Credits keep
- * a peer's receive ring from overrunning: every message returns the
- * receives its sender has reposted, and RDMA_CREDIT_RESERVE credits are
- * kept for messages that only return credits or prove liveness.  All
- * messages queued for a peer are posted as one chain.  One-sided page
- * transfers (RDMA READ/WRITE) reach only the peer's registered frame pool,
- * through an rkey that is valid on that one connection.
+ * Control messages travel by SEND into pre-posted receives, with a 4 KiB
+ * unit in a second SGE when the message carries data, under credit flow
+ * control (rdma_tx.c, rdma_credit.h); received messages reach the core
+ * through one delivery thread (rdma_rx.c); liveness is watched by a timer
+ * that suspects, probes and only then declares a peer dead (rdma_live.c).
+ * One-sided page transfers (RDMA READ/WRITE) reach only the peer's
+ * registered frame pool, through an rkey valid on that one connection.
  *
- * Completions run in a workqueue (IB_POLL_WORKQUEUE), never in softirq,
- * because delivering a message may zap PTEs, which sleeps.
+ * Completions are polled in softirq (IB_POLL_SOFTIRQ); nothing there
+ * sleeps: work that may sleep (the core, connection teardown) runs in the
+ * delivery thread or on the ordered workqueue.
  *
- * Liveness: a node that sends nothing for heartbeat_ms sends a heartbeat;
- * a peer heard from for peer_timeout_ms is declared dead, its connection
- * torn down (flushing every pending transfer with an error) and the core
- * told.  The higher id of a pair reconnects every reconnect_ms; the lower
- * one accepts and replaces a stale connection.
+ * The higher id of a pair connects and reconnects every reconnect_ms; the
+ * lower one accepts and replaces a stale connection.  A connection's life
+ * as the core sees it: "up" is queued on the ordered workqueue after the
+ * release of any earlier connection to the same peer, whose "down" was
+ * queued first, so an incarnation's cleanup always runs before its
+ * successor's first message.
  */
 #define pr_fmt(fmt) "ddsm: " fmt
 
@@ -41,359 +42,13 @@ static const char *const peer_state_names[] = {
 	[DDSM_PEER_DEAD] = "dead",
 };
 
-static void set_state(struct rdma_peer *peer, enum ddsm_peer_state state)
+void rdma_set_state(struct rdma_peer *peer, enum ddsm_peer_state state)
 {
 	if (peer->state == state)
 		return;
 	trace_ddsm_peer_state(peer->node, peer_state_names[peer->state],
 			      peer_state_names[state]);
 	peer->state = state;
-}
-
-static void conn_fail(struct rdma_conn *conn, enum ddsm_peer_state state,
-		      const char *why);
-
-/* ---- send side ---------------------------------------------------- */
-
-static struct rdma_tx *get_tx_slot(struct rdma_conn *conn)
-{
-	int i;
-
-	for (i = 0; i < RDMA_TX_SLOTS; i++)
-		if (!conn->tx[i].in_use)
-			return &conn->tx[i];
-	return NULL;
-}
-
-/*
- * Fill @slot from @it.  Returns false if the unit could not be mapped;
- * the item is then dropped.
- */
-static bool fill_tx(struct rdma_peer *peer, struct rdma_conn *conn,
-		    struct rdma_tx *slot, struct rdma_txq_item *it)
-{
-	struct ib_device *dev = conn->cm_id->device;
-	struct rdma_hdr *h = slot->buf;
-
-	h->magic = RDMA_HDR_MAGIC;
-	h->type = it->type;
-	h->flags = (it->page ? RDMA_HF_PAGE : 0) | it->flags;
-	h->rsvd = 0;
-	h->credits = cpu_to_le16(peer->credits_owed);
-	h->len = cpu_to_le16(it->len);
-	h->cookie = cpu_to_le64(it->cookie);
-	memcpy(h + 1, it->payload, it->len);
-
-	/*
-	 * With a unit behind it the header SGE is sent whole, so the unit
-	 * lands exactly in the receiver's page SGE.
-	 */
-	memset((u8 *)(h + 1) + it->len, 0,
-	       RDMA_SLOT_SIZE - sizeof(*h) - it->len);
-	slot->sge[0].addr = slot->dma;
-	slot->sge[0].length = it->page ? RDMA_SLOT_SIZE : sizeof(*h) + it->len;
-	ib_dma_sync_single_for_device(dev, slot->dma, RDMA_SLOT_SIZE,
-				      DMA_TO_DEVICE);
-	slot->sge[0].lkey = conn->pd->local_dma_lkey;
-	slot->wr.num_sge = 1;
-	slot->page = NULL;
-	if (it->page) {
-		slot->page_dma = ib_dma_map_page(dev, it->page, 0, PAGE_SIZE,
-						 DMA_TO_DEVICE);
-		if (ib_dma_mapping_error(dev, slot->page_dma))
-			return false;
-		slot->page = it->page;	/* the item's reference moves here */
-		it->page = NULL;
-		slot->sge[1].addr = slot->page_dma;
-		slot->sge[1].length = PAGE_SIZE;
-		slot->sge[1].lkey = conn->pd->local_dma_lkey;
-		slot->wr.num_sge = 2;
-	}
-	slot->wr.next = NULL;
-	slot->wr.opcode = IB_WR_SEND;
-	slot->wr.send_flags = IB_SEND_SIGNALED;
-	slot->wr.wr_cqe = &slot->cqe;
-	slot->wr.sg_list = slot->sge;
-	slot->in_use = true;
-	peer->credits_owed = 0;
-	return true;
-}
-
-static void free_item(struct rdma_txq_item *it)
-{
-	if (it->page)
-		put_page(it->page);
-	kfree(it);
-}
-
-/*
- * Post every queued message the credits and slots allow, as one chain.
- * Called with peer->lock held.
- */
-static void kick_tx(struct rdma_peer *peer)
-{
-	struct rdma_conn *conn = peer->conn;
-	struct ib_send_wr *first = NULL, *last = NULL;
-	const struct ib_send_wr *bad;
-	struct rdma_txq_item *it, *tmp;
-	int ret;
-
-	if (!conn || !conn->established || conn->dying)
-		return;
-	list_for_each_entry_safe(it, tmp, &peer->txq, node) {
-		bool small = it->type == RDMA_T_CREDIT ||
-			     it->type == RDMA_T_HEARTBEAT;
-		u32 need = small ? 1 : RDMA_CREDIT_RESERVE + 1;
-		struct rdma_tx *slot;
-
-		if (peer->credits < need)
-			break;
-		slot = get_tx_slot(conn);
-		if (!slot)
-			break;
-		list_del(&it->node);
-		if (!fill_tx(peer, conn, slot, it)) {
-			atomic64_inc(&peer->drops);
-			free_item(it);
-			continue;
-		}
-		peer->credits--;
-		atomic64_inc(&peer->msgs_sent);
-		atomic64_add(slot->sge[0].length +
-			     (slot->page ? PAGE_SIZE : 0), &peer->bytes_sent);
-		trace_ddsm_net_send(peer->node, it->type, it->len,
-				    !!slot->page);
-		if (last)
-			last->next = &slot->wr;
-		else
-			first = &slot->wr;
-		last = &slot->wr;
-		kfree(it);
-	}
-	if (!first)
-		return;
-	peer->last_tx = jiffies;
-	ret = ib_post_send(conn->cm_id->qp, first, &bad);
-	if (ret) {
-		pr_err_ratelimited("node %u: post send failed: %d\n",
-				   peer->node, ret);
-		conn_fail(conn, DDSM_PEER_DOWN, "post send failed");
-	}
-}
-
-/* Queue one message; with peer->lock held. */
-static int queue_locked(struct rdma_peer *peer, u8 type, u8 flags,
-			u64 cookie, const void *payload, u16 len,
-			struct page *page)
-{
-	struct rdma_txq_item *it;
-
-	if (len > RDMA_MAX_PAYLOAD)
-		return -EMSGSIZE;
-	if (peer->state != DDSM_PEER_UP || !peer->conn)
-		return -ENOTCONN;
-	it = kmalloc(struct_size(it, payload, len), GFP_ATOMIC);
-	if (!it)
-		return -ENOMEM;
-	it->type = type;
-	it->flags = flags;
-	it->len = len;
-	it->cookie = cookie;
-	it->page = page;
-	if (page)
-		get_page(page);
-	memcpy(it->payload, payload, len);
-	list_add_tail(&it->node, &peer->txq);
-	kick_tx(peer);
-	return 0;
-}
-
-int ddsm_rdma_send_raw(struct rdma_tp *tp, u32 dst, u8 type, u8 flags,
-		       u64 cookie, const void *payload, u16 len,
-		       struct page *page)
-{
-	struct rdma_peer *peer;
-	int ret;
-
-	if (dst >= tp->nr_nodes || dst == tp->t.self)
-		return -EINVAL;
-	peer = &tp->peers[dst];
-	spin_lock_bh(&peer->lock);
-	ret = queue_locked(peer, type, flags, cookie, payload, len, page);
-	spin_unlock_bh(&peer->lock);
-	return ret;
-}
-
-static int rdma_send(struct ddsm_transport *t, u32 dst, const void *buf,
-		     u32 len, struct page *data)
-{
-	struct rdma_tp *tp = to_rdma(t);
-	struct rdma_peer *peer;
-	int ret;
-
-	if (dst == t->self)
-		return ddsm_transport_send(tp->loop, dst, buf, len, data);
-	if (dst >= tp->nr_nodes)
-		return -EINVAL;
-	peer = &tp->peers[dst];
-	spin_lock_bh(&peer->lock);
-	ret = queue_locked(peer, RDMA_T_MSG, 0, 0, buf, len, data);
-	spin_unlock_bh(&peer->lock);
-	if (ret)
-		atomic64_inc(&peer->retries);
-	return ret;
-}
-
-static void send_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct rdma_tx *slot = container_of(wc->wr_cqe, struct rdma_tx, cqe);
-	struct rdma_conn *conn = slot->conn;
-	struct rdma_peer *peer = conn->peer;
-
-	if (slot->page) {
-		ib_dma_unmap_page(conn->cm_id->device, slot->page_dma,
-				  PAGE_SIZE, DMA_TO_DEVICE);
-		put_page(slot->page);
-		slot->page = NULL;
-	}
-	spin_lock_bh(&peer->lock);
-	slot->in_use = false;
-	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_warn_ratelimited("node %u: send failed: %s\n",
-					    peer->node,
-					    ib_wc_status_msg(wc->status));
-		conn_fail(conn, DDSM_PEER_DOWN, "send failed");
-	} else {
-		kick_tx(peer);
-	}
-	spin_unlock_bh(&peer->lock);
-}
-
-/* ---- receive side ------------------------------------------------- */
-
-static void recv_done(struct ib_cq *cq, struct ib_wc *wc);
-
-static int post_recv(struct rdma_conn *conn, struct rdma_rx *rx)
-{
-	struct ib_recv_wr wr = {}, *bad;
-	struct ib_sge sge[2];
-
-	sge[0].addr = rx->dma;
-	sge[0].length = RDMA_SLOT_SIZE;
-	sge[0].lkey = conn->pd->local_dma_lkey;
-	sge[1].addr = rx->page_dma;
-	sge[1].length = PAGE_SIZE;
-	sge[1].lkey = conn->pd->local_dma_lkey;
-	rx->cqe.done = recv_done;
-	wr.wr_cqe = &rx->cqe;
-	wr.sg_list = sge;
-	wr.num_sge = 2;
-	return ib_post_recv(conn->cm_id->qp, &wr, (const struct ib_recv_wr **)&bad);
-}
-
-static void handle_hello(struct rdma_peer *peer, const void *p, u16 len)
-{
-	const struct rdma_hello *h = p;
-
-	if (ddsm_wire_hello_check(p, len, peer->node, RDMA_MAX_FRAMES)) {
-		atomic64_inc(&peer->drops);
-		return;
-	}
-	spin_lock_bh(&peer->lock);
-	peer->remote_rkey = le32_to_cpu(h->rkey);
-	peer->remote_iova = le64_to_cpu(h->iova);
-	peer->remote_frames = le32_to_cpu(h->nr_frames);
-	peer->remote_ready = true;
-	spin_unlock_bh(&peer->lock);
-}
-
-static void recv_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct rdma_rx *rx = container_of(wc->wr_cqe, struct rdma_rx, cqe);
-	struct rdma_conn *conn = rx->conn;
-	struct rdma_peer *peer = conn->peer;
-	struct rdma_tp *tp = peer->tp;
-	struct ib_device *dev = conn->cm_id->device;
-	struct rdma_hdr *h = rx->buf;
-	u16 len;
-
-	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			pr_warn_ratelimited("node %u: receive failed: %s\n",
-					    peer->node,
-					    ib_wc_status_msg(wc->status));
-			spin_lock_bh(&peer->lock);
-			conn_fail(conn, DDSM_PEER_DOWN, "receive failed");
-			spin_unlock_bh(&peer->lock);
-		}
-		return;
-	}
-	ib_dma_sync_single_for_cpu(dev, rx->dma, RDMA_SLOT_SIZE,
-				   DMA_FROM_DEVICE);
-	len = le16_to_cpu(h->len);
-	if (!ddsm_wire_hdr_valid(h, wc->byte_len)) {
-		atomic64_inc(&peer->drops);
-		trace_ddsm_net_drop(peer->node, h->type, wc->byte_len);
-		pr_warn_ratelimited("node %u: dropped malformed transport message (%u bytes)\n",
-				    peer->node, wc->byte_len);
-		goto repost;
-	}
-
-	atomic64_inc(&peer->msgs_recv);
-	atomic64_add(wc->byte_len, &peer->bytes_recv);
-	trace_ddsm_net_recv(peer->node, h->type, len,
-			    !!(h->flags & RDMA_HF_PAGE));
-	spin_lock_bh(&peer->lock);
-	peer->last_rx = jiffies;
-	peer->credits += le16_to_cpu(h->credits);
-	if (peer->credits > RDMA_RX_DEPTH) {
-		/* A peer that hands out more credits than receives exist lies. */
-		peer->credits = RDMA_RX_DEPTH;
-		atomic64_inc(&peer->drops);
-	}
-	kick_tx(peer);
-	spin_unlock_bh(&peer->lock);
-
-	if (h->flags & RDMA_HF_PAGE)
-		ib_dma_sync_single_for_cpu(dev, rx->page_dma, PAGE_SIZE,
-					   DMA_FROM_DEVICE);
-	switch (h->type) {
-	case RDMA_T_HELLO:
-		handle_hello(peer, h + 1, len);
-		break;
-	case RDMA_T_MSG:
-		tp->t.recv(tp->t.ctx, peer->node, h + 1, len,
-			   (h->flags & RDMA_HF_PAGE) ? rx->page : NULL);
-		break;
-	case RDMA_T_PING:
-		/* A unit asked for is the first pattern frame (rdma_test.c). */
-		ddsm_rdma_send_raw(tp, peer->node, RDMA_T_PONG, 0,
-				   le64_to_cpu(h->cookie), h + 1, len,
-				   (h->flags & RDMA_HF_WANT_PAGE) &&
-				   tp->nr_frames ? tp->frames[0] : NULL);
-		break;
-	case RDMA_T_PONG:
-		ddsm_rdma_test_pong(tp, peer->node, le64_to_cpu(h->cookie),
-				    h + 1, len,
-				    (h->flags & RDMA_HF_PAGE) ? rx->page : NULL);
-		break;
-	default:	/* CREDIT, HEARTBEAT: the header said it all */
-		break;
-	}
-
-repost:
-	if (post_recv(conn, rx)) {
-		spin_lock_bh(&peer->lock);
-		conn_fail(conn, DDSM_PEER_DOWN, "repost failed");
-		spin_unlock_bh(&peer->lock);
-		return;
-	}
-	spin_lock_bh(&peer->lock);
-	if (++peer->credits_owed >= RDMA_RX_DEPTH / 2 &&
-	    list_empty(&peer->txq))
-		queue_locked(peer, RDMA_T_CREDIT, 0, 0, NULL, 0, NULL);
-	spin_unlock_bh(&peer->lock);
 }
 
 /* ---- one-sided page transfers ------------------------------------- */
@@ -416,7 +71,7 @@ static void io_done(struct ib_cq *cq, struct ib_wc *wc)
 		pr_warn_ratelimited("node %u: RDMA %s failed: %s\n",
 				    peer->node, io->write ? "WRITE" : "READ",
 				    ib_wc_status_msg(wc->status));
-		conn_fail(conn, DDSM_PEER_DOWN, "RDMA transfer failed");
+		rdma_conn_fail(conn, DDSM_PEER_DOWN, "RDMA transfer failed");
 	}
 	spin_unlock_bh(&peer->lock);
 	io->status = wc->status == IB_WC_SUCCESS ? 0 : -EIO;
@@ -501,16 +156,15 @@ static void reg_done(struct ib_cq *cq, struct ib_wc *wc)
 		.iova = cpu_to_le64(conn->mr->iova),
 	};
 
-	spin_lock_bh(&peer->lock);
-	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			pr_err("node %u: frame registration failed: %s\n",
-			       peer->node, ib_wc_status_msg(wc->status));
-		conn_fail(conn, DDSM_PEER_DOWN, "registration failed");
-	} else if (peer->conn == conn) {
-		queue_locked(peer, RDMA_T_HELLO, 0, 0, &hello, sizeof(hello),
-			     NULL);
+	if (wc->status == IB_WC_SUCCESS) {
+		rdma_send_on(conn, RDMA_T_HELLO, &hello, sizeof(hello));
+		return;
 	}
+	spin_lock_bh(&peer->lock);
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_err("node %u: frame registration failed: %s\n",
+		       peer->node, ib_wc_status_msg(wc->status));
+	rdma_conn_fail(conn, DDSM_PEER_DOWN, "registration failed");
 	spin_unlock_bh(&peer->lock);
 }
 
@@ -617,7 +271,7 @@ static int alloc_buffers(struct rdma_conn *conn)
 		struct rdma_tx *tx = &conn->tx[i];
 
 		tx->conn = conn;
-		tx->cqe.done = send_done;
+		tx->cqe.done = rdma_send_done;
 		tx->buf = kzalloc(RDMA_SLOT_SIZE, GFP_KERNEL);
 		if (!tx->buf)
 			return -ENOMEM;
@@ -643,7 +297,7 @@ static int conn_setup(struct rdma_conn *conn)
 		return ret;
 	}
 	conn->cq = ib_alloc_cq(id->device, conn, RDMA_CQ_DEPTH, 0,
-			       IB_POLL_WORKQUEUE);
+			       IB_POLL_SOFTIRQ);
 	if (IS_ERR(conn->cq)) {
 		ret = PTR_ERR(conn->cq);
 		conn->cq = NULL;
@@ -651,7 +305,7 @@ static int conn_setup(struct rdma_conn *conn)
 	}
 	attr.send_cq = conn->cq;
 	attr.recv_cq = conn->cq;
-	attr.cap.max_send_wr = RDMA_TX_SLOTS + RDMA_MAX_IOS + 2;
+	attr.cap.max_send_wr = RDMA_SQ_DEPTH;
 	attr.cap.max_recv_wr = RDMA_RX_DEPTH;
 	attr.cap.max_send_sge = 2;
 	attr.cap.max_recv_sge = 2;
@@ -666,8 +320,18 @@ static int conn_setup(struct rdma_conn *conn)
 	ret = register_frames(conn);
 	if (ret)
 		return ret;
+	conn->probe_buf = kzalloc(RDMA_PROBE_BYTES, GFP_KERNEL);
+	if (!conn->probe_buf)
+		return -ENOMEM;
+	conn->probe_dma = ib_dma_map_single(id->device, conn->probe_buf,
+					    RDMA_PROBE_BYTES, DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(id->device, conn->probe_dma)) {
+		kfree(conn->probe_buf);
+		conn->probe_buf = NULL;
+		return -ENOMEM;
+	}
 	for (i = 0; i < RDMA_RX_DEPTH; i++) {
-		ret = post_recv(conn, &conn->rx[i]);
+		ret = rdma_post_recv(conn, &conn->rx[i]);
 		if (ret)
 			return ret;
 	}
@@ -693,48 +357,57 @@ static void conn_free_resources(struct rdma_conn *conn)
 		ib_free_cq(conn->cq);
 	if (id->device)
 		free_buffers(conn);
+	if (conn->probe_buf) {
+		ib_dma_unmap_single(id->device, conn->probe_dma,
+				    RDMA_PROBE_BYTES, DMA_FROM_DEVICE);
+		kfree(conn->probe_buf);
+	}
 	if (conn->pd)
 		ib_dealloc_pd(conn->pd);
 }
 
-/* Tear a connection down; process context, never its own CM handler. */
+/*
+ * Stop a connection: process context, never its own CM handler.  Once
+ * every pending receive, send and transfer has been flushed, its "down"
+ * is queued behind the messages it delivered; the delivery thread then
+ * tells the core and frees it (rdma_conn_destroy).
+ */
 static void conn_release(struct work_struct *work)
 {
 	struct rdma_conn *conn = container_of(work, struct rdma_conn,
 					      release_work);
-	struct rdma_peer *peer = conn->peer;
-	struct rdma_tp *tp = peer->tp;
 	struct rdma_cm_id *id = conn->cm_id;
-	bool was_up = conn->established;
 
-	/* Same ordered queue: an up_work queued before us has already run. */
 	if (id) {
 		rdma_disconnect(id);
-		/* Flushes every pending receive, send and transfer with an error. */
 		if (id->qp)
 			ib_drain_qp(id->qp);
+	}
+	conn->down_ev.kind = RDMA_EV_DOWN;
+	rdma_queue_event(conn->peer->tp, &conn->down_ev);
+}
+
+void rdma_conn_destroy(struct rdma_conn *conn)
+{
+	struct rdma_cm_id *id = conn->cm_id;
+
+	if (id) {
 		conn_free_resources(conn);
 		rdma_destroy_id(id);
 	}
 	kfree(conn);
-	if (was_up) {
-		ddsm_rdma_test_peer_down(tp, peer->node);
-		if (tp->t.peer_event)
-			tp->t.peer_event(tp->t.ctx, peer->node, false);
-	}
 }
 
 /*
  * Stop using @conn and release it in the background.  With peer->lock
- * held.  Queued messages are dropped: the protocol times out and retries
- * at its own level, it never assumes the transport kept a message.
+ * held.  Queued messages go with it; the core hears "down" for them and
+ * settles whatever they were part of (docs/transport.md).
  */
-static void conn_fail(struct rdma_conn *conn, enum ddsm_peer_state state,
-		      const char *why)
+void rdma_conn_fail(struct rdma_conn *conn, enum ddsm_peer_state state,
+		    const char *why)
 {
 	struct rdma_peer *peer = conn->peer;
 	struct rdma_tp *tp = peer->tp;
-	struct rdma_txq_item *it, *tmp;
 
 	if (conn->dying)
 		return;
@@ -742,18 +415,14 @@ static void conn_fail(struct rdma_conn *conn, enum ddsm_peer_state state,
 	if (peer->conn == conn) {
 		peer->conn = NULL;
 		peer->remote_ready = false;
-		if (conn->established)
-			pr_info("node %u (%s) %s: %s\n", peer->node,
-				peer->addr_str,
-				state == DDSM_PEER_DEAD ? "dead" : "down", why);
-		set_state(peer, state);
+		peer->suspect_since = 0;
+		if (conn->established && state != DDSM_PEER_DEAD)
+			pr_info("node %u (%s) down: %s\n", peer->node,
+				peer->addr_str, why);
+		rdma_set_state(peer, state);
 		peer->next_connect = jiffies +
 				     msecs_to_jiffies(tp->reconnect_ms);
-		list_for_each_entry_safe(it, tmp, &peer->txq, node) {
-			list_del(&it->node);
-			atomic64_inc(&peer->drops);
-			free_item(it);
-		}
+		rdma_drop_txq(peer);
 	}
 	queue_work(tp->wq, &conn->release_work);
 }
@@ -768,11 +437,16 @@ static struct rdma_conn *conn_alloc(struct rdma_peer *peer)
 		return NULL;
 	conn->kind = RDMA_KIND_CONN;
 	conn->peer = peer;
+	INIT_LIST_HEAD(&conn->parked);
 	INIT_WORK(&conn->release_work, conn_release);
 	INIT_WORK(&conn->up_work, conn_up_work);
 	return conn;
 }
 
+/*
+ * Established: control traffic may flow (HELLO, credits, heartbeats);
+ * protocol messages wait until the core has been told "up".
+ */
 static void conn_established(struct rdma_conn *conn)
 {
 	struct rdma_peer *peer = conn->peer;
@@ -785,32 +459,30 @@ static void conn_established(struct rdma_conn *conn)
 		return;
 	}
 	conn->established = true;
-	peer->credits = RDMA_RX_DEPTH;
-	peer->credits_owed = 0;
+	conn->credits = RDMA_RX_DEPTH;
+	conn->credits_owed = 0;
 	peer->last_rx = jiffies;
 	peer->last_tx = jiffies;
-	set_state(peer, DDSM_PEER_UP);
+	peer->suspect_since = 0;
+	peer->probe_ok = 0;
 	ret = post_reg(conn);
 	if (ret)
-		conn_fail(conn, DDSM_PEER_DOWN, "cannot register frames");
-	if (!ret)
+		rdma_conn_fail(conn, DDSM_PEER_DOWN, "cannot register frames");
+	else
 		queue_work(tp->wq, &conn->up_work);
 	spin_unlock_bh(&peer->lock);
 }
 
 /*
  * On the same ordered workqueue as the release of any earlier connection
- * to this peer, so the core always sees its "down" before the next "up".
+ * to this peer, so its "up" is queued after that one's "down".
  */
 static void conn_up_work(struct work_struct *work)
 {
 	struct rdma_conn *conn = container_of(work, struct rdma_conn, up_work);
-	struct rdma_peer *peer = conn->peer;
-	struct rdma_tp *tp = peer->tp;
 
-	pr_info("node %u (%s) up\n", peer->node, peer->addr_str);
-	if (tp->t.peer_event)
-		tp->t.peer_event(tp->t.ctx, peer->node, true);
+	conn->up_ev.kind = RDMA_EV_UP;
+	rdma_queue_event(conn->peer->tp, &conn->up_ev);
 }
 
 static int cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
@@ -855,9 +527,9 @@ static int on_connect_request(struct rdma_tp *tp, struct rdma_cm_id *id,
 	spin_lock_bh(&peer->lock);
 	old = peer->conn;
 	if (old)
-		conn_fail(old, DDSM_PEER_DOWN, "replaced by a new connection");
+		rdma_conn_fail(old, DDSM_PEER_DOWN, "replaced by a new connection");
 	peer->conn = conn;
-	set_state(peer, DDSM_PEER_CONNECTING);
+	rdma_set_state(peer, DDSM_PEER_CONNECTING);
 	spin_unlock_bh(&peer->lock);
 
 	ret = conn_setup(conn);
@@ -873,7 +545,7 @@ static int on_connect_request(struct rdma_tp *tp, struct rdma_cm_id *id,
 		spin_lock_bh(&peer->lock);
 		if (peer->conn == conn) {
 			peer->conn = NULL;
-			set_state(peer, DDSM_PEER_DOWN);
+			rdma_set_state(peer, DDSM_PEER_DOWN);
 		}
 		spin_unlock_bh(&peer->lock);
 		/* The CM destroys @id itself when we return non-zero. */
@@ -913,6 +585,29 @@ static int on_route_resolved(struct rdma_conn *conn)
 	return rdma_connect_locked(conn->cm_id, &param);
 }
 
+/*
+ * The device under the listener is going away (`rdma link delete`): the
+ * CM may only finish removing it once the id is gone, so let the CM
+ * destroy it now (non-zero return) unless unloading already took it, and
+ * listen again from the connect work when an address works again.
+ */
+static int on_listener_removed(struct rdma_tp *tp, struct rdma_cm_id *id)
+{
+	bool ours;
+
+	spin_lock_bh(&tp->listen_lock);
+	ours = tp->listen_id == id;
+	if (ours) {
+		tp->listen_id = NULL;
+		WRITE_ONCE(tp->listen_lost, true);
+	}
+	spin_unlock_bh(&tp->listen_lock);
+	if (ours)
+		pr_warn("RDMA device of the listener removed; will listen again when %s works\n",
+			tp->peers[tp->t.self].addr_str);
+	return ours ? 1 : 0;
+}
+
 static int cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	enum rdma_ctx_kind *kind = id->context;
@@ -927,12 +622,19 @@ static int cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 			return on_connect_request(l->tp, id, ev);
 		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
-			pr_warn("RDMA device of the listener removed\n");
+			return on_listener_removed(l->tp, id);
 		return 0;
 	}
 	conn = id->context;
 	peer = conn->peer;
 	trace_ddsm_net_cm(peer->node, rdma_event_msg(ev->event), ev->status);
+
+	/* A connection already failing gets no further setup. */
+	if (READ_ONCE(conn->dying) &&
+	    (ev->event == RDMA_CM_EVENT_ADDR_RESOLVED ||
+	     ev->event == RDMA_CM_EVENT_ROUTE_RESOLVED ||
+	     ev->event == RDMA_CM_EVENT_ESTABLISHED))
+		return 0;
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
@@ -954,7 +656,8 @@ static int cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		spin_lock_bh(&peer->lock);
-		conn_fail(conn, DDSM_PEER_DOWN, rdma_event_msg(ev->event));
+		rdma_conn_fail(conn, DDSM_PEER_DOWN,
+			       rdma_event_msg(ev->event));
 		spin_unlock_bh(&peer->lock);
 		return 0;
 	default:
@@ -962,14 +665,14 @@ static int cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	}
 	if (ret) {
 		spin_lock_bh(&peer->lock);
-		conn_fail(conn, DDSM_PEER_DOWN, "connect failed");
+		rdma_conn_fail(conn, DDSM_PEER_DOWN, "connect failed");
 		spin_unlock_bh(&peer->lock);
 	}
 	/* The release work destroys the id; never ask the CM to. */
 	return 0;
 }
 
-static void start_connect(struct rdma_peer *peer)
+void rdma_start_connect(struct rdma_peer *peer)
 {
 	struct rdma_tp *tp = peer->tp;
 	struct sockaddr_in src = tp->peers[tp->t.self].addr;
@@ -995,7 +698,7 @@ static void start_connect(struct rdma_peer *peer)
 		return;
 	}
 	peer->conn = conn;
-	set_state(peer, DDSM_PEER_CONNECTING);
+	rdma_set_state(peer, DDSM_PEER_CONNECTING);
 	peer->next_connect = jiffies + msecs_to_jiffies(tp->reconnect_ms);
 	spin_unlock_bh(&peer->lock);
 
@@ -1005,46 +708,10 @@ static void start_connect(struct rdma_peer *peer)
 				RDMA_CM_TIMEOUT_MS);
 	if (ret) {
 		spin_lock_bh(&peer->lock);
-		conn_fail(conn, DDSM_PEER_DOWN, "address resolution failed");
+		rdma_conn_fail(conn, DDSM_PEER_DOWN,
+			       "address resolution failed");
 		spin_unlock_bh(&peer->lock);
 	}
-}
-
-/* Heartbeats out, deaths declared, reconnects started. */
-static void tick(struct work_struct *work)
-{
-	struct rdma_tp *tp = container_of(to_delayed_work(work), struct rdma_tp,
-					  tick);
-	unsigned long hb = msecs_to_jiffies(tp->heartbeat_ms);
-	unsigned long timeout = msecs_to_jiffies(tp->peer_timeout_ms);
-	u32 i;
-
-	for (i = 0; i < tp->nr_nodes; i++) {
-		struct rdma_peer *peer = &tp->peers[i];
-		bool connect = false;
-
-		if (i == tp->t.self)
-			continue;
-		spin_lock_bh(&peer->lock);
-		if (peer->state == DDSM_PEER_UP && peer->conn) {
-			if (time_after(jiffies, peer->last_rx + timeout)) {
-				atomic64_inc(&peer->deaths);
-				conn_fail(peer->conn, DDSM_PEER_DEAD,
-					  "no heartbeat");
-			} else if (time_after(jiffies, peer->last_tx + hb)) {
-				queue_locked(peer, RDMA_T_HEARTBEAT, 0, 0, NULL, 0,
-					     NULL);
-			}
-		} else if (!peer->conn && i < tp->t.self &&
-			   time_after_eq(jiffies, peer->next_connect)) {
-			connect = true;
-		}
-		spin_unlock_bh(&peer->lock);
-		if (connect && !tp->stopping)
-			start_connect(peer);
-	}
-	if (!tp->stopping)
-		queue_delayed_work(tp->wq, &tp->tick, hb);
 }
 
 /* ---- transport ops ------------------------------------------------- */
@@ -1071,6 +738,10 @@ static void rdma_peer_info(struct ddsm_transport *t,
 	info->bytes_recv = atomic64_read(&peer->bytes_recv);
 	info->drops = atomic64_read(&peer->drops);
 	info->retries = atomic64_read(&peer->retries);
+	info->deaths = atomic64_read(&peer->deaths);
+	info->suspicions = atomic64_read(&peer->suspicions);
+	info->probes_ok = atomic64_read(&peer->probes_ok);
+	info->ctrl_sent = atomic64_read(&peer->ctrl_sent);
 	strscpy(info->addr, peer->addr_str, sizeof(info->addr));
 }
 
@@ -1089,36 +760,71 @@ static void free_frames(struct rdma_tp *tp)
 static void rdma_destroy(struct ddsm_transport *t)
 {
 	struct rdma_tp *tp = to_rdma(t);
+	struct rdma_cm_id *listen_id;
 	u32 i;
 
-	tp->stopping = true;
-	cancel_delayed_work_sync(&tp->tick);
-	if (tp->listen_id)
-		rdma_destroy_id(tp->listen_id);
+	WRITE_ONCE(tp->stopping, true);
+	del_timer_sync(&tp->tick);
+	cancel_work_sync(&tp->connect_work);
+	spin_lock_bh(&tp->listen_lock);
+	listen_id = tp->listen_id;
+	tp->listen_id = NULL;
+	spin_unlock_bh(&tp->listen_lock);
+	if (listen_id)
+		rdma_destroy_id(listen_id);
 	for (i = 0; i < tp->nr_nodes; i++) {
 		struct rdma_peer *peer = &tp->peers[i];
 
 		spin_lock_bh(&peer->lock);
 		if (peer->conn)
-			conn_fail(peer->conn, DDSM_PEER_DOWN, "unloading");
+			rdma_conn_fail(peer->conn, DDSM_PEER_DOWN, "unloading");
 		spin_unlock_bh(&peer->lock);
 	}
-	/* Release works may queue nothing new: every conn is dying. */
+	/* Every release has queued its "down"; then deliver them all. */
 	destroy_workqueue(tp->wq);
+	rdma_rx_stop(tp);
 	ddsm_rdma_test_exit(tp);
 	tp->loop->ops->destroy(tp->loop);
+	mempool_destroy(tp->txq_pool);
 	free_frames(tp);
 	kfree(tp);
+}
+
+static int rdma_send(struct ddsm_transport *t, u32 dst, const void *buf,
+		     u32 len, struct page *data)
+{
+	struct rdma_tp *tp = to_rdma(t);
+	int ret;
+
+	if (dst == t->self)
+		return ddsm_transport_send(tp->loop, dst, buf, len, data);
+	if (dst >= tp->nr_nodes)
+		return -EINVAL;
+	ret = ddsm_rdma_send_msg(tp, dst, buf, len, data);
+	if (ret)
+		atomic64_inc(&tp->peers[dst].retries);
+	return ret;
+}
+
+static enum ddsm_peer_state rdma_peer_state(struct ddsm_transport *t,
+					    u32 node)
+{
+	struct rdma_tp *tp = to_rdma(t);
+
+	if (node >= tp->nr_nodes)
+		return DDSM_PEER_DEAD;
+	return READ_ONCE(tp->peers[node].state);
 }
 
 static const struct ddsm_transport_ops rdma_ops = {
 	.name = "rdma",
 	.send = rdma_send,
 	.peer_info = rdma_peer_info,
+	.peer_state = rdma_peer_state,
 	.destroy = rdma_destroy,
 };
 
-static int listen_start(struct rdma_tp *tp)
+int rdma_listen_start(struct rdma_tp *tp)
 {
 	struct sockaddr_in addr = tp->peers[tp->t.self].addr;
 	struct rdma_cm_id *id;
@@ -1139,7 +845,9 @@ static int listen_start(struct rdma_tp *tp)
 		rdma_destroy_id(id);
 		return ret;
 	}
+	spin_lock_bh(&tp->listen_lock);
 	tp->listen_id = id;
+	spin_unlock_bh(&tp->listen_lock);
 	return 0;
 }
 
@@ -1198,11 +906,22 @@ struct ddsm_transport *ddsm_rdma_create(const struct ddsm_rdma_config *cfg,
 		peer->next_connect = jiffies;
 		atomic64_set(&peer->msgs_sent, 0);
 	}
-	INIT_DELAYED_WORK(&tp->tick, tick);
+	timer_setup(&tp->tick, rdma_tick, 0);
+	INIT_WORK(&tp->connect_work, rdma_connect_work);
+	spin_lock_init(&tp->listen_lock);
+	spin_lock_init(&tp->evq_lock);
+	INIT_LIST_HEAD(&tp->evq);
+	init_waitqueue_head(&tp->evq_wait);
 
 	ret = alloc_frames(tp, cfg->frames);
 	if (ret)
 		goto err_frames;
+	tp->txq_pool = mempool_create_kmalloc_pool(RDMA_TXQ_RESERVE,
+						   RDMA_ITEM_SIZE);
+	if (!tp->txq_pool) {
+		ret = -ENOMEM;
+		goto err_frames;
+	}
 	tp->loop = ddsm_loop_create(cfg->self, recv, ctx);
 	if (!tp->loop) {
 		ret = -ENOMEM;
@@ -1214,25 +933,31 @@ struct ddsm_transport *ddsm_rdma_create(const struct ddsm_rdma_config *cfg,
 		ret = -ENOMEM;
 		goto err_loop;
 	}
-	ret = ddsm_rdma_test_init(tp, cfg);
+	ret = rdma_rx_start(tp);
 	if (ret)
 		goto err_wq;
-	ret = listen_start(tp);
+	ret = ddsm_rdma_test_init(tp, cfg);
+	if (ret)
+		goto err_rx;
+	ret = rdma_listen_start(tp);
 	if (ret) {
 		pr_err("cannot listen on %s: %d (is the address configured on an RDMA device?)\n",
 		       tp->peers[cfg->self].addr_str, ret);
 		goto err_test;
 	}
-	queue_delayed_work(tp->wq, &tp->tick, 0);
+	mod_timer(&tp->tick, jiffies);
 	return &tp->t;
 
 err_test:
 	ddsm_rdma_test_exit(tp);
+err_rx:
+	rdma_rx_stop(tp);
 err_wq:
 	destroy_workqueue(tp->wq);
 err_loop:
 	tp->loop->ops->destroy(tp->loop);
 err_frames:
+	mempool_destroy(tp->txq_pool);
 	free_frames(tp);
 	kfree(tp);
 	return ERR_PTR(ret);

@@ -21,22 +21,46 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/ib_cm.h>
+#include <linux/mempool.h>
+#include <linux/sched.h>
+#include <linux/timer.h>
 #include "transport.h"
 #include "wire.h"
+#include "rdma_credit.h"
 
-#define RDMA_RX_DEPTH		32	/* receives posted per connection */
 #define RDMA_TX_SLOTS		64	/* send buffers per connection */
-#define RDMA_CREDIT_RESERVE	2	/* credits only for credit/heartbeat */
+#define RDMA_TX_CTRL_SLOTS	2	/* of which only control messages use */
 #define RDMA_MAX_FRAMES		512	/* rxe's fast-registration page list */
 #define RDMA_MAX_IOS		64	/* one-sided transfers in flight */
-#define RDMA_CQ_DEPTH		(RDMA_RX_DEPTH + RDMA_TX_SLOTS + RDMA_MAX_IOS + 8)
+#define RDMA_SQ_DEPTH		(RDMA_TX_SLOTS + RDMA_MAX_IOS + 4)
+#define RDMA_CQ_DEPTH		(RDMA_RX_DEPTH + RDMA_SQ_DEPTH + 8)
 #define RDMA_CM_TIMEOUT_MS	2000
+#define RDMA_TXQ_RESERVE	256	/* queued messages that never wait for memory */
+#define RDMA_PROBE_BYTES	8
+#define RDMA_ITEM_SIZE		(sizeof(struct rdma_txq_item) + RDMA_MAX_PAYLOAD)
 
 struct rdma_conn;
+
+/*
+ * What the delivery thread hands to the core: a received message,
+ * a connection's "up" and, once it is drained, its "down" and release.
+ */
+enum rdma_event_kind {
+	RDMA_EV_MSG = 1,
+	RDMA_EV_UP,
+	RDMA_EV_DOWN,
+};
+
+struct rdma_event {
+	struct list_head node;
+	enum rdma_event_kind kind;
+};
 
 struct rdma_rx {
 	struct ib_cqe cqe;
 	struct rdma_conn *conn;
+	struct rdma_event ev;	/* on the delivery queue, or parked */
+	u32 byte_len;
 	void *buf;		/* RDMA_SLOT_SIZE */
 	u64 dma;
 	struct page *page;	/* data of RDMA_HF_PAGE messages */
@@ -55,7 +79,7 @@ struct rdma_tx {
 	bool in_use;
 };
 
-/* Queued control message waiting for a credit and a send slot. */
+/* Queued message waiting for a credit and a send slot. */
 struct rdma_txq_item {
 	struct list_head node;
 	u8 type;
@@ -99,8 +123,32 @@ struct rdma_conn {
 	struct ib_cqe reg_cqe;
 	struct rdma_rx rx[RDMA_RX_DEPTH];
 	struct rdma_tx tx[RDMA_TX_SLOTS];
+	u32 tx_used;
 	struct work_struct release_work;
-	struct work_struct up_work;	/* tells the core, after earlier downs */
+	struct work_struct up_work;	/* queues "up", after earlier downs */
+	struct rdma_event up_ev, down_ev;
+
+	/* Under peer->lock: this connection's own flow control. */
+	u32 credits;			/* sends we may still post */
+	u32 credits_owed;		/* receives reposted, not yet told */
+
+	/*
+	 * Liveness probe: a small RDMA READ that the peer's NIC answers
+	 * without its software, to tell a slow peer from a dead one.
+	 */
+	struct ib_cqe probe_cqe;
+	void *probe_buf;
+	u64 probe_dma;
+	bool probe_inflight;		/* under peer->lock */
+	unsigned long probe_posted;	/* jiffies */
+
+	/*
+	 * Under tp->evq_lock: messages that arrived before the core was
+	 * told "up" wait here, so an incarnation's cleanup always runs
+	 * before its successor's first message.
+	 */
+	struct list_head parked;
+	bool announced;
 	bool established;
 	bool dying;
 };
@@ -117,19 +165,20 @@ struct rdma_peer {
 	enum ddsm_peer_state state;
 	struct rdma_conn *conn;		/* the live connection, if any */
 	struct list_head txq;
-	u32 credits;			/* sends we may still post */
-	u32 credits_owed;		/* receives reposted, not yet told */
 	struct list_head ios;		/* page transfers in flight */
 	bool remote_ready;		/* HELLO received */
 	u32 remote_rkey;
 	u64 remote_iova;
 	u32 remote_frames;
-	unsigned long last_rx;		/* jiffies */
+	unsigned long last_rx;		/* jiffies: last message */
 	unsigned long last_tx;
+	unsigned long suspect_since;	/* jiffies; 0 if not suspected */
+	unsigned long probe_ok;		/* jiffies of the last answered probe */
 	unsigned long next_connect;	/* jiffies: earliest retry */
 
 	atomic64_t msgs_sent, msgs_recv, bytes_sent, bytes_recv;
 	atomic64_t drops, retries, deaths;
+	atomic64_t suspicions, probes_ok, ctrl_sent;
 };
 
 struct rdma_listener {
@@ -145,9 +194,24 @@ struct rdma_tp {
 	u16 port;
 	struct rdma_peer peers[DDSM_MAX_NODES];
 	struct rdma_cm_id *listen_id;
-	struct workqueue_struct *wq;
-	struct delayed_work tick;	/* heartbeats, deaths, reconnects */
+	struct workqueue_struct *wq;	/* ordered: connects, ups, releases */
+	struct timer_list tick;		/* heartbeats, suspicion, deaths */
+	struct work_struct connect_work; /* reconnects and re-listening */
+	mempool_t *txq_pool;
 	bool stopping;
+	spinlock_t listen_lock;		/* listen_id */
+	bool listen_lost;		/* the device went away under it */
+
+	/*
+	 * Delivery: one high-priority thread hands messages and peer events
+	 * to the core in arrival order, so neither the completion path nor
+	 * liveness waits for the core, and a spinning user thread does not
+	 * delay it by a time slice.
+	 */
+	struct task_struct *rx_thread;
+	spinlock_t evq_lock;
+	struct list_head evq;
+	wait_queue_head_t evq_wait;
 
 	unsigned int heartbeat_ms;
 	unsigned int peer_timeout_ms;
@@ -166,10 +230,39 @@ static inline struct rdma_tp *to_rdma(struct ddsm_transport *t)
 	return container_of(t, struct rdma_tp, t);
 }
 
-/* rdma.c, for rdma_test.c */
+/* rdma_tx.c */
 int ddsm_rdma_send_raw(struct rdma_tp *tp, u32 dst, u8 type, u8 flags,
 		       u64 cookie, const void *payload, u16 len,
 		       struct page *page);
+int ddsm_rdma_send_msg(struct rdma_tp *tp, u32 dst, const void *payload,
+		       u16 len, struct page *page);
+void rdma_send_on(struct rdma_conn *conn, u8 type, const void *payload,
+		  u16 len);
+int rdma_queue_locked(struct rdma_peer *peer, struct rdma_txq_item *it);
+struct rdma_txq_item *rdma_item_alloc(struct rdma_tp *tp, gfp_t gfp);
+void rdma_item_free(struct rdma_tp *tp, struct rdma_txq_item *it);
+void rdma_kick_tx(struct rdma_peer *peer);
+void rdma_drop_txq(struct rdma_peer *peer);
+void rdma_send_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/* rdma_rx.c */
+int rdma_post_recv(struct rdma_conn *conn, struct rdma_rx *rx);
+void rdma_queue_event(struct rdma_tp *tp, struct rdma_event *ev);
+int rdma_rx_start(struct rdma_tp *tp);
+void rdma_rx_stop(struct rdma_tp *tp);
+
+/* rdma_live.c */
+void rdma_tick(struct timer_list *t);
+void rdma_connect_work(struct work_struct *work);
+void rdma_probe_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/* rdma.c */
+void rdma_conn_fail(struct rdma_conn *conn, enum ddsm_peer_state state,
+		    const char *why);
+void rdma_set_state(struct rdma_peer *peer, enum ddsm_peer_state state);
+void rdma_conn_destroy(struct rdma_conn *conn);
+void rdma_start_connect(struct rdma_peer *peer);
+int rdma_listen_start(struct rdma_tp *tp);
 int ddsm_rdma_page_io(struct rdma_tp *tp, u32 dst, bool write, u32 local,
 		      u32 remote, struct rdma_io *io);
 

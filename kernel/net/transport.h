@@ -18,7 +18,8 @@ struct ddsm_transport;
 
 /*
  * Called in process context, in the order each sender sent; calls for
- * different senders may run concurrently.  @data is the unit that
+ * different senders may run concurrently; a peer's "down" comes after
+ * every message of its incarnation and before any of the next one.  @data is the unit that
  * travelled with the message (NULL if none), only borrowed for the call.
  */
 typedef void (*ddsm_recv_fn)(void *ctx, u32 from, const void *buf, u32 len,
@@ -35,13 +36,19 @@ struct ddsm_transport_ops {
 	const char *name;
 	/*
 	 * Queue @len bytes of @buf (and the unit at @data, if not NULL) for
-	 * node @dst.  Never sleeps; the caller may reuse @buf at once.  The
-	 * frame at @data must stay allocated until the message is delivered.
+	 * node @dst.  Process context: may wait for memory, never fails for
+	 * lack of it, and never drops a message on a live connection (a
+	 * connection that cannot carry it goes down instead, and the peer
+	 * event tells the core).  Fails at once if @dst is not up.  The
+	 * caller may reuse @buf at once; the frame at @data must stay
+	 * allocated until the message is delivered.
 	 */
 	int (*send)(struct ddsm_transport *t, u32 dst, const void *buf,
 		    u32 len, struct page *data);
 	/* Fill the out fields of @info for node @info->index. */
 	void (*peer_info)(struct ddsm_transport *t, struct ddsm_peer_info *info);
+	/* Where node @node stands now (DDSM_PEER_SELF for this node). */
+	enum ddsm_peer_state (*peer_state)(struct ddsm_transport *t, u32 node);
 	/* Stop delivering, drop what is queued, free @t. */
 	void (*destroy)(struct ddsm_transport *t);
 };
@@ -72,6 +79,12 @@ struct ddsm_rdma_config {
 struct ddsm_transport *ddsm_rdma_create(const struct ddsm_rdma_config *cfg,
 					ddsm_recv_fn recv,
 					ddsm_peer_fn peer_event, void *ctx);
+
+static inline enum ddsm_peer_state
+ddsm_transport_peer_state(struct ddsm_transport *t, u32 node)
+{
+	return t->ops->peer_state(t, node);
+}
 
 static inline int ddsm_transport_send(struct ddsm_transport *t, u32 dst,
 				      const void *buf, u32 len,

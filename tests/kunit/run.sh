@@ -126,7 +126,7 @@ shopt -s nullglob
 cd "$REPO"
 for f in kernel/proto/*.c kernel/proto/*.h \
 	 kernel/core/ioctl_check.c kernel/core/ioctl_check.h \
-	 kernel/net/wire.c kernel/net/wire.h \
+	 kernel/net/wire.c kernel/net/wire.h kernel/net/rdma_credit.h \
 	 include/uapi/linux/ddsm.h \
 	 tests/kunit/*_test.c tests/kunit/*.h; do
 	copy_file "$f"

@@ -27,7 +27,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define DDSM_ABI_VERSION	1
+#define DDSM_ABI_VERSION	2
 #define DDSM_UNIT_SHIFT		12
 #define DDSM_UNIT_SIZE		(1ULL << DDSM_UNIT_SHIFT)
 #define DDSM_MAX_NODES		64
@@ -66,6 +66,7 @@ enum ddsm_peer_state {
  * @cache_frames:	frames now caching units homed on other nodes
  * @fault_errors:	faults that failed with SIGBUS for any reason
  *			(home down, unit lost, timeout)
+ * @home_waits:		faults that waited for their unit's home to connect
  * @reserved:		zero
  */
 struct ddsm_status {
@@ -88,7 +89,8 @@ struct ddsm_status {
 	__u64 evictions;
 	__u64 cache_frames;
 	__u64 fault_errors;
-	__u64 reserved[3];
+	__u64 home_waits;
+	__u64 reserved[2];
 };
 
 /**
@@ -104,6 +106,10 @@ struct ddsm_status {
  * @drops:	out: messages from this node dropped by validation
  * @retries:	out: sends retried
  * @addr:	out: the node's address as text, NUL terminated
+ * @deaths:	out: times this node was declared dead
+ * @suspicions:	out: times it was suspected (silent for half the timeout)
+ * @probes_ok:	out: liveness probes (RDMA READs) it answered
+ * @ctrl_sent:	out: credit returns and heartbeats sent to it
  */
 struct ddsm_peer_info {
 	__u32 index;
@@ -117,6 +123,10 @@ struct ddsm_peer_info {
 	__u64 drops;
 	__u64 retries;
 	char addr[64];
+	__u64 deaths;
+	__u64 suspicions;
+	__u64 probes_ok;
+	__u64 ctrl_sent;
 };
 
 /**

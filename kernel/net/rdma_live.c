@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RDMA transport, liveness: slow is not dead.
+ *
+ * A timer (softirq, so no busy thread or workqueue can hold it back)
+ * sends heartbeats on idle connections and watches every peer.  A peer
+ * silent for half of peer_timeout_ms is suspected, and probed with a
+ * small RDMA READ of its frame pool: the peer's NIC answers that without
+ * any of its software running, so a node that is alive but busy (its CPU
+ * taken, its delivery thread behind) answers, while a dead or frozen one
+ * does not.  Declared dead: a probe unanswered for half of
+ * peer_timeout_ms, a probe that fails, or, with probes answered, silence
+ * for RDMA_MUTE_FACTOR times peer_timeout_ms (the node's NIC works but
+ * its ddsm does not).  Every decision is logged with its evidence.
+ */
+#define pr_fmt(fmt) "ddsm: " fmt
+
+#include <linux/jiffies.h>
+#include "rdma.h"
+#include "trace_net.h"
+
+#define RDMA_MUTE_FACTOR	4
+
+static void post_probe(struct rdma_peer *peer, struct rdma_conn *conn)
+{
+	struct ib_rdma_wr wr = {};
+	const struct ib_send_wr *bad;
+	struct ib_sge sge;
+
+	if (!peer->remote_ready || conn->probe_inflight || !conn->probe_buf)
+		return;
+	sge.addr = conn->probe_dma;
+	sge.length = RDMA_PROBE_BYTES;
+	sge.lkey = conn->pd->local_dma_lkey;
+	conn->probe_cqe.done = rdma_probe_done;
+	wr.wr.opcode = IB_WR_RDMA_READ;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.wr.wr_cqe = &conn->probe_cqe;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.remote_addr = peer->remote_iova;
+	wr.rkey = peer->remote_rkey;
+	if (ib_post_send(conn->cm_id->qp, &wr.wr, &bad))
+		return;
+	conn->probe_inflight = true;
+	conn->probe_posted = jiffies;
+}
+
+void rdma_probe_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdma_conn *conn = container_of(wc->wr_cqe, struct rdma_conn,
+					      probe_cqe);
+	struct rdma_peer *peer = conn->peer;
+
+	spin_lock_bh(&peer->lock);
+	conn->probe_inflight = false;
+	if (wc->status == IB_WC_SUCCESS) {
+		if (peer->conn == conn) {
+			if (peer->suspect_since &&
+			    (!peer->probe_ok ||
+			     time_before(peer->probe_ok, peer->suspect_since)))
+				pr_info("node %u (%s) slow, not dead: no message for %u ms, but its NIC answered a probe in %u ms\n",
+					peer->node, peer->addr_str,
+					jiffies_to_msecs(jiffies - peer->last_rx),
+					jiffies_to_msecs(jiffies -
+							 conn->probe_posted));
+			peer->probe_ok = jiffies;
+			atomic64_inc(&peer->probes_ok);
+		}
+	} else if (wc->status != IB_WC_WR_FLUSH_ERR) {
+		pr_warn("node %u (%s) dead: no message for %u ms and its NIC failed a probe: %s\n",
+			peer->node, peer->addr_str,
+			jiffies_to_msecs(jiffies - peer->last_rx),
+			ib_wc_status_msg(wc->status));
+		atomic64_inc(&peer->deaths);
+		rdma_conn_fail(conn, DDSM_PEER_DEAD, "probe failed");
+	}
+	spin_unlock_bh(&peer->lock);
+}
+
+static void declare_dead(struct rdma_peer *peer, struct rdma_conn *conn,
+			 const char *evidence)
+{
+	struct rdma_txq_item *it;
+	u32 queued = 0;
+
+	list_for_each_entry(it, &peer->txq, node)
+		queued++;
+	pr_warn("node %u (%s) dead: no message for %u ms, %s; credits %u, %u queued, last probe answered %u ms ago\n",
+		peer->node, peer->addr_str,
+		jiffies_to_msecs(jiffies - peer->last_rx), evidence,
+		conn->credits, queued,
+		peer->probe_ok ? jiffies_to_msecs(jiffies - peer->probe_ok) :
+				 0);
+	atomic64_inc(&peer->deaths);
+	rdma_conn_fail(conn, DDSM_PEER_DEAD, "no heartbeat");
+}
+
+/* Suspect, probe, declare.  With peer->lock held. */
+static void watch_peer(struct rdma_peer *peer, struct rdma_conn *conn)
+{
+	unsigned long timeout = msecs_to_jiffies(peer->tp->peer_timeout_ms);
+	unsigned long now = jiffies;
+
+	if (time_before_eq(now, peer->last_rx + timeout / 2))
+		return;
+	if (!peer->suspect_since) {
+		peer->suspect_since = now ?: 1;
+		atomic64_inc(&peer->suspicions);
+		trace_ddsm_peer_state(peer->node, "up", "suspect");
+		pr_info_ratelimited("node %u (%s) suspected: no message for %u ms, credits %u; probing\n",
+				    peer->node, peer->addr_str,
+				    jiffies_to_msecs(now - peer->last_rx),
+				    conn->credits);
+		post_probe(peer, conn);
+		return;
+	}
+	if (conn->probe_inflight) {
+		if (time_after(now, conn->probe_posted + timeout / 2))
+			declare_dead(peer, conn, "probe READ unanswered");
+		return;
+	}
+	if (!peer->remote_ready) {
+		if (time_after(now, peer->last_rx + timeout))
+			declare_dead(peer, conn, "no probe possible before HELLO");
+		return;
+	}
+	if (time_after(now, peer->last_rx + RDMA_MUTE_FACTOR * timeout)) {
+		declare_dead(peer, conn, "its NIC answers probes but its ddsm is mute");
+		return;
+	}
+	post_probe(peer, conn);
+}
+
+void rdma_tick(struct timer_list *t)
+{
+	struct rdma_tp *tp = from_timer(tp, t, tick);
+	bool connect = false;
+	u32 i;
+
+	for (i = 0; i < tp->nr_nodes; i++) {
+		struct rdma_peer *peer = &tp->peers[i];
+		struct rdma_conn *conn;
+
+		if (i == tp->t.self)
+			continue;
+		spin_lock_bh(&peer->lock);
+		conn = peer->conn;
+		if (conn && conn->established && !conn->dying) {
+			watch_peer(peer, conn);
+			/* A heartbeat, if nothing went out for an interval. */
+			if (peer->conn == conn)
+				rdma_kick_tx(peer);
+		} else if (!conn && i < tp->t.self &&
+			   time_after_eq(jiffies, peer->next_connect)) {
+			connect = true;
+		}
+		spin_unlock_bh(&peer->lock);
+	}
+	if (READ_ONCE(tp->listen_lost))
+		connect = true;
+	if (READ_ONCE(tp->stopping))
+		return;
+	if (connect)
+		queue_work(tp->wq, &tp->connect_work);
+	mod_timer(&tp->tick, jiffies + msecs_to_jiffies(tp->heartbeat_ms));
+}
+
+/* Process context: what the timer cannot do itself. */
+void rdma_connect_work(struct work_struct *work)
+{
+	struct rdma_tp *tp = container_of(work, struct rdma_tp, connect_work);
+	u32 i;
+
+	if (READ_ONCE(tp->stopping))
+		return;
+	if (READ_ONCE(tp->listen_lost) && !rdma_listen_start(tp)) {
+		WRITE_ONCE(tp->listen_lost, false);
+		pr_info("listening again on %s\n",
+			tp->peers[tp->t.self].addr_str);
+	}
+	for (i = 0; i < tp->t.self; i++) {
+		struct rdma_peer *peer = &tp->peers[i];
+		bool connect;
+
+		spin_lock_bh(&peer->lock);
+		connect = !peer->conn &&
+			  time_after_eq(jiffies, peer->next_connect);
+		spin_unlock_bh(&peer->lock);
+		if (connect)
+			rdma_start_connect(peer);
+	}
+}

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RDMA transport, send side: protocol messages queue per peer in order
+ * and go out as one chain when credits allow; control messages (credit
+ * returns and heartbeats) never queue, so they cannot wait behind a
+ * protocol message that waits for credits (rules in rdma_credit.h).
+ *
+ * A message on a live connection is never dropped: the queue's items
+ * come from a mempool that waits for memory rather than fail, and any
+ * other failure to post tears the connection down, so the core hears
+ * "down" for everything it had sent there and settles it.
+ */
+#define pr_fmt(fmt) "ddsm: " fmt
+
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include "rdma.h"
+#include "trace_net.h"
+
+struct rdma_txq_item *rdma_item_alloc(struct rdma_tp *tp, gfp_t gfp)
+{
+	return mempool_alloc(tp->txq_pool, gfp);
+}
+
+void rdma_item_free(struct rdma_tp *tp, struct rdma_txq_item *it)
+{
+	if (it->page)
+		put_page(it->page);
+	mempool_free(it, tp->txq_pool);
+}
+
+static struct rdma_tx *get_tx_slot(struct rdma_conn *conn, bool ctrl)
+{
+	int i;
+
+	if (conn->tx_used >= RDMA_TX_SLOTS ||
+	    (!ctrl && conn->tx_used >= RDMA_TX_SLOTS - RDMA_TX_CTRL_SLOTS))
+		return NULL;
+	for (i = 0; i < RDMA_TX_SLOTS; i++)
+		if (!conn->tx[i].in_use)
+			return &conn->tx[i];
+	return NULL;
+}
+
+static void put_tx_slot(struct rdma_conn *conn, struct rdma_tx *slot)
+{
+	if (slot->page) {
+		ib_dma_unmap_page(conn->cm_id->device, slot->page_dma,
+				  PAGE_SIZE, DMA_TO_DEVICE);
+		put_page(slot->page);
+		slot->page = NULL;
+	}
+	slot->in_use = false;
+	conn->tx_used--;
+}
+
+/*
+ * Fill @slot with a header and @len bytes of @payload, and the unit at
+ * *@page if not NULL (its reference moves to the slot).  The header
+ * reports every receive reposted so far.  False if the unit could not be
+ * DMA-mapped.
+ */
+static bool fill_tx(struct rdma_conn *conn, struct rdma_tx *slot, u8 type,
+		    u8 flags, u64 cookie, const void *payload, u16 len,
+		    struct page **page)
+{
+	struct ib_device *dev = conn->cm_id->device;
+	struct rdma_hdr *h = slot->buf;
+	bool with_page = page && *page;
+
+	h->magic = RDMA_HDR_MAGIC;
+	h->type = type;
+	h->flags = (with_page ? RDMA_HF_PAGE : 0) | flags;
+	h->rsvd = 0;
+	h->credits = cpu_to_le16(conn->credits_owed);
+	h->len = cpu_to_le16(len);
+	h->cookie = cpu_to_le64(cookie);
+	if (len)
+		memcpy(h + 1, payload, len);
+
+	/*
+	 * With a unit behind it the header SGE is sent whole, so the unit
+	 * lands exactly in the receiver's page SGE.
+	 */
+	memset((u8 *)(h + 1) + len, 0, RDMA_SLOT_SIZE - sizeof(*h) - len);
+	slot->sge[0].addr = slot->dma;
+	slot->sge[0].length = with_page ? RDMA_SLOT_SIZE : sizeof(*h) + len;
+	ib_dma_sync_single_for_device(dev, slot->dma, RDMA_SLOT_SIZE,
+				      DMA_TO_DEVICE);
+	slot->sge[0].lkey = conn->pd->local_dma_lkey;
+	slot->wr.num_sge = 1;
+	slot->page = NULL;
+	if (with_page) {
+		slot->page_dma = ib_dma_map_page(dev, *page, 0, PAGE_SIZE,
+						 DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(dev, slot->page_dma))
+			return false;
+		slot->page = *page;
+		*page = NULL;
+		slot->sge[1].addr = slot->page_dma;
+		slot->sge[1].length = PAGE_SIZE;
+		slot->sge[1].lkey = conn->pd->local_dma_lkey;
+		slot->wr.num_sge = 2;
+	}
+	slot->wr.next = NULL;
+	slot->wr.opcode = IB_WR_SEND;
+	slot->wr.send_flags = IB_SEND_SIGNALED;
+	slot->wr.wr_cqe = &slot->cqe;
+	slot->wr.sg_list = slot->sge;
+	slot->in_use = true;
+	conn->tx_used++;
+	conn->credits--;
+	conn->credits_owed = 0;
+	return true;
+}
+
+static void account_send(struct rdma_peer *peer, struct rdma_tx *slot,
+			 u8 type, u16 len)
+{
+	atomic64_inc(&peer->msgs_sent);
+	atomic64_add(slot->sge[0].length + (slot->page ? PAGE_SIZE : 0),
+		     &peer->bytes_sent);
+	trace_ddsm_net_send(peer->node, type, len, !!slot->page);
+}
+
+/*
+ * Post @first.. as one chain.  A failed post leaves the work requests
+ * from @bad on unposted: their slots are freed here, because no
+ * completion will ever come for them, and the connection goes down.
+ */
+static void post_chain(struct rdma_peer *peer, struct rdma_conn *conn,
+		       struct ib_send_wr *first)
+{
+	const struct ib_send_wr *bad = NULL;
+	const struct ib_send_wr *wr;
+	int ret;
+
+	peer->last_tx = jiffies;
+	ret = ib_post_send(conn->cm_id->qp, first, &bad);
+	if (!ret)
+		return;
+	for (wr = bad; wr; wr = wr->next) {
+		struct rdma_tx *slot = container_of(wr, struct rdma_tx, wr);
+
+		put_tx_slot(conn, slot);
+	}
+	pr_err_ratelimited("node %u: post send failed: %d\n", peer->node, ret);
+	rdma_conn_fail(conn, DDSM_PEER_DOWN, "post send failed");
+}
+
+/*
+ * A control message goes ahead of everything queued when credits must
+ * flow back or the peer has heard nothing for a heartbeat interval.
+ */
+static struct ib_send_wr *make_ctrl(struct rdma_peer *peer,
+				    struct rdma_conn *conn)
+{
+	struct rdma_tp *tp = peer->tp;
+	bool idle = time_after(jiffies, peer->last_tx +
+			       msecs_to_jiffies(tp->heartbeat_ms));
+	struct rdma_tx *slot;
+	u8 type;
+
+	/* A protocol message about to go reports credits and liveness. */
+	if (!list_empty(&peer->txq) && rdma_credit_may_send_msg(conn->credits))
+		return NULL;
+	if (!rdma_credit_want_ctrl(conn->credits_owed, idle) ||
+	    !rdma_credit_may_send_ctrl(conn->credits, conn->credits_owed))
+		return NULL;
+	slot = get_tx_slot(conn, true);
+	if (!slot)
+		return NULL;
+	type = conn->credits_owed >= RDMA_CREDIT_RETURN ? RDMA_T_CREDIT :
+							  RDMA_T_HEARTBEAT;
+	fill_tx(conn, slot, type, 0, 0, NULL, 0, NULL);
+	account_send(peer, slot, type, 0);
+	atomic64_inc(&peer->ctrl_sent);
+	return &slot->wr;
+}
+
+/*
+ * Post what the credits and slots allow, as one chain: first a control
+ * message if one is due, then queued messages in order.  With peer->lock
+ * held; any context.
+ */
+void rdma_kick_tx(struct rdma_peer *peer)
+{
+	struct rdma_conn *conn = peer->conn;
+	struct ib_send_wr *first, *last;
+	struct rdma_txq_item *it, *tmp;
+
+	if (!conn || !conn->established || conn->dying)
+		return;
+	first = make_ctrl(peer, conn);
+	last = first;
+	list_for_each_entry_safe(it, tmp, &peer->txq, node) {
+		struct rdma_tx *slot;
+
+		if (!rdma_credit_may_send_msg(conn->credits))
+			break;
+		slot = get_tx_slot(conn, false);
+		if (!slot)
+			break;
+		list_del(&it->node);
+		if (!fill_tx(conn, slot, it->type, it->flags, it->cookie,
+			     it->payload, it->len, &it->page)) {
+			/* Nothing may overtake it: the connection goes. */
+			rdma_item_free(peer->tp, it);
+			if (first)
+				post_chain(peer, conn, first);
+			rdma_conn_fail(conn, DDSM_PEER_DOWN,
+				       "cannot map a unit for sending");
+			return;
+		}
+		account_send(peer, slot, it->type, it->len);
+		if (last)
+			last->next = &slot->wr;
+		else
+			first = &slot->wr;
+		last = &slot->wr;
+		rdma_item_free(peer->tp, it);
+	}
+	if (first)
+		post_chain(peer, conn, first);
+}
+
+/* Queue @it for @peer's live connection, or refuse it.  With peer->lock. */
+int rdma_queue_locked(struct rdma_peer *peer, struct rdma_txq_item *it)
+{
+	struct rdma_conn *conn = peer->conn;
+
+	if (!conn || conn->dying || !conn->established)
+		return -ENOTCONN;
+	/* Protocol messages wait until the core has been told "up". */
+	if (it->type == RDMA_T_MSG && peer->state != DDSM_PEER_UP)
+		return -ENOTCONN;
+	list_add_tail(&it->node, &peer->txq);
+	rdma_kick_tx(peer);
+	return 0;
+}
+
+/* Free what is queued; with peer->lock, when the connection goes. */
+void rdma_drop_txq(struct rdma_peer *peer)
+{
+	struct rdma_txq_item *it, *tmp;
+
+	list_for_each_entry_safe(it, tmp, &peer->txq, node) {
+		list_del(&it->node);
+		atomic64_inc(&peer->drops);
+		rdma_item_free(peer->tp, it);
+	}
+}
+
+/*
+ * Queue one message.  In process context the item pool waits for memory;
+ * in atomic context a failed allocation takes the connection down, so a
+ * message is never silently lost on a live connection.
+ */
+static int send_item(struct rdma_tp *tp, u32 dst, u8 type, u8 flags,
+		     u64 cookie, const void *payload, u16 len,
+		     struct page *page, gfp_t gfp)
+{
+	struct rdma_peer *peer = &tp->peers[dst];
+	struct rdma_txq_item *it;
+	int ret;
+
+	if (len > RDMA_MAX_PAYLOAD)
+		return -EMSGSIZE;
+	it = rdma_item_alloc(tp, gfp);
+	if (!it) {
+		spin_lock_bh(&peer->lock);
+		if (peer->conn)
+			rdma_conn_fail(peer->conn, DDSM_PEER_DOWN,
+				       "out of memory for a message");
+		spin_unlock_bh(&peer->lock);
+		return -ENOMEM;
+	}
+	it->type = type;
+	it->flags = flags;
+	it->len = len;
+	it->cookie = cookie;
+	it->page = page;
+	if (page)
+		get_page(page);
+	memcpy(it->payload, payload, len);
+	spin_lock_bh(&peer->lock);
+	ret = rdma_queue_locked(peer, it);
+	spin_unlock_bh(&peer->lock);
+	if (ret)
+		rdma_item_free(tp, it);
+	return ret;
+}
+
+int ddsm_rdma_send_raw(struct rdma_tp *tp, u32 dst, u8 type, u8 flags,
+		       u64 cookie, const void *payload, u16 len,
+		       struct page *page)
+{
+	if (dst >= tp->nr_nodes || dst == tp->t.self)
+		return -EINVAL;
+	return send_item(tp, dst, type, flags, cookie, payload, len, page,
+			 GFP_NOIO);
+}
+
+int ddsm_rdma_send_msg(struct rdma_tp *tp, u32 dst, const void *payload,
+		       u16 len, struct page *page)
+{
+	return send_item(tp, dst, RDMA_T_MSG, 0, 0, payload, len, page,
+			 GFP_NOIO);
+}
+
+/*
+ * A transport message that belongs to @conn only (HELLO carries its
+ * rkey); any context.  Dropped if @conn is no longer the peer's.
+ */
+void rdma_send_on(struct rdma_conn *conn, u8 type, const void *payload,
+		  u16 len)
+{
+	struct rdma_peer *peer = conn->peer;
+	struct rdma_txq_item *it = rdma_item_alloc(peer->tp, GFP_ATOMIC);
+
+	spin_lock_bh(&peer->lock);
+	if (!it) {
+		rdma_conn_fail(conn, DDSM_PEER_DOWN,
+			       "out of memory for a message");
+	} else if (peer->conn == conn) {
+		it->type = type;
+		it->flags = 0;
+		it->len = len;
+		it->cookie = 0;
+		it->page = NULL;
+		memcpy(it->payload, payload, len);
+		if (!rdma_queue_locked(peer, it))
+			it = NULL;
+	}
+	spin_unlock_bh(&peer->lock);
+	if (it)
+		rdma_item_free(peer->tp, it);
+}
+
+void rdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdma_tx *slot = container_of(wc->wr_cqe, struct rdma_tx, cqe);
+	struct rdma_conn *conn = slot->conn;
+	struct rdma_peer *peer = conn->peer;
+
+	spin_lock_bh(&peer->lock);
+	put_tx_slot(conn, slot);
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_warn_ratelimited("node %u: send failed: %s\n",
+					    peer->node,
+					    ib_wc_status_msg(wc->status));
+		rdma_conn_fail(conn, DDSM_PEER_DOWN, "send failed");
+	} else if (peer->conn == conn) {
+		rdma_kick_tx(peer);
+	}
+	spin_unlock_bh(&peer->lock);
+}
