@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Loopback transport: the one-node default, and a node's messages to
- * itself.  Messages are queued and delivered from a workqueue, never from
- * the sender's context, so the protocol sees the same asynchrony as over
- * RDMA and a sender holding a lock never re-enters the receive path.
+ * itself.  Messages are queued and delivered from a thread of their own,
+ * never from the sender's context, so the protocol sees the same
+ * asynchrony as over RDMA and a sender holding a lock never re-enters the
+ * receive path.  The thread runs at real-time priority for the reason
+ * rdma_rx.c's does: a user thread spinning on a unit must not hold back,
+ * by a time slice, the message that invalidates it.
  */
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/workqueue.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/wait.h>
 #include <linux/atomic.h>
 #include <linux/mm.h>
 #include <linux/string.h>
@@ -26,8 +31,8 @@ struct loop_transport {
 	struct ddsm_transport t;
 	spinlock_t lock;	/* queue and dying */
 	struct list_head queue;
-	struct work_struct work;
-	struct workqueue_struct *wq;
+	wait_queue_head_t wait;
+	struct task_struct *thread;
 	bool dying;
 	atomic64_t msgs, bytes;
 };
@@ -37,27 +42,51 @@ static struct loop_transport *to_loop(struct ddsm_transport *t)
 	return container_of(t, struct loop_transport, t);
 }
 
-static void loop_work(struct work_struct *work)
+static struct loop_item *loop_next(struct loop_transport *lt)
 {
-	struct loop_transport *lt = container_of(work, struct loop_transport,
-						 work);
 	struct loop_item *it;
 
+	spin_lock_bh(&lt->lock);
+	it = list_first_entry_or_null(&lt->queue, struct loop_item, node);
+	if (it)
+		list_del(&it->node);
+	spin_unlock_bh(&lt->lock);
+	return it;
+}
+
+static bool loop_busy(struct loop_transport *lt)
+{
+	bool busy;
+
+	spin_lock_bh(&lt->lock);
+	busy = !list_empty(&lt->queue);
+	spin_unlock_bh(&lt->lock);
+	return busy;
+}
+
+/* Delivers until stopped and the queue is empty. */
+static int loop_thread(void *arg)
+{
+	struct loop_transport *lt = arg;
+	struct loop_item *it;
+
+	sched_set_fifo_low(current);
 	for (;;) {
-		spin_lock_bh(&lt->lock);
-		it = list_first_entry_or_null(&lt->queue, struct loop_item,
-					      node);
-		if (it)
-			list_del(&it->node);
-		spin_unlock_bh(&lt->lock);
-		if (!it)
-			return;
+		it = loop_next(lt);
+		if (!it) {
+			if (kthread_should_stop())
+				break;
+			wait_event_interruptible(lt->wait, loop_busy(lt) ||
+						 kthread_should_stop());
+			continue;
+		}
 		lt->t.recv(lt->t.ctx, lt->t.self, it->buf, it->len, it->data);
 		if (it->data)
 			put_page(it->data);
 		kfree(it);
 		cond_resched();
 	}
+	return 0;
 }
 
 static int loop_send(struct ddsm_transport *t, u32 dst, const void *buf,
@@ -91,7 +120,7 @@ static int loop_send(struct ddsm_transport *t, u32 dst, const void *buf,
 
 	atomic64_inc(&lt->msgs);
 	atomic64_add(len + (data ? PAGE_SIZE : 0), &lt->bytes);
-	queue_work(lt->wq, &lt->work);
+	wake_up(&lt->wait);
 	return 0;
 }
 
@@ -118,7 +147,7 @@ static void loop_destroy(struct ddsm_transport *t)
 	spin_lock_bh(&lt->lock);
 	lt->dying = true;
 	spin_unlock_bh(&lt->lock);
-	destroy_workqueue(lt->wq);	/* drains the work first */
+	kthread_stop(lt->thread);	/* delivers what is queued first */
 
 	list_for_each_entry_safe(it, tmp, &lt->queue, node) {
 		list_del(&it->node);
@@ -151,17 +180,17 @@ struct ddsm_transport *ddsm_loop_create(u32 self, ddsm_recv_fn recv,
 	lt = kzalloc(sizeof(*lt), GFP_KERNEL);
 	if (!lt)
 		return NULL;
-	lt->wq = alloc_ordered_workqueue("ddsm_loop", WQ_MEM_RECLAIM);
-	if (!lt->wq) {
-		kfree(lt);
-		return NULL;
-	}
 	spin_lock_init(&lt->lock);
 	INIT_LIST_HEAD(&lt->queue);
-	INIT_WORK(&lt->work, loop_work);
+	init_waitqueue_head(&lt->wait);
 	lt->t.ops = &loop_ops;
 	lt->t.recv = recv;
 	lt->t.ctx = ctx;
 	lt->t.self = self;
+	lt->thread = kthread_run(loop_thread, lt, "ddsm_loop/%u", self);
+	if (IS_ERR(lt->thread)) {
+		kfree(lt);
+		return NULL;
+	}
 	return &lt->t;
 }
