@@ -228,10 +228,25 @@ static int handle_ack(struct ddsm_cache *c, struct ddsm_cline *l,
 	if (l->acks_got >= m->acks)
 		goto bad;
 
+	/*
+	 * Only home grants; once home has named the nodes that invalidate,
+	 * only they may ACK.  An ACK from anyone else before the grant is
+	 * discounted when the grant shows it was not expected, so it can
+	 * never stand in for a sharer that still holds a copy.
+	 */
 	if (m->flags & DDSM_MF_GRANT) {
-		if (l->granted)
+		u64 bogus = l->acked & ~m->copyset;
+
+		if (l->granted || m->src != home_of(c, m->unit))
 			goto bad;
+		if (bogus) {
+			c->stats.proto_errors++;
+			l->acks_got -= hweight64(bogus);
+			l->acked &= ~bogus;
+		}
 	} else if (l->acked & BIT_ULL(m->src)) {
+		goto bad;
+	} else if (l->granted && !(l->expect & BIT_ULL(m->src))) {
 		goto bad;
 	}
 

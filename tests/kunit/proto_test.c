@@ -264,7 +264,51 @@ static void proto_random_walk(struct kunit *test)
 	KUNIT_EXPECT_GT(test, stores, 100U);
 }
 
+/* Queue a message that @src never had reason to send. */
+static void sim_forge(struct sim *s, u32 src, u32 dst, const struct ddsm_msg *m)
+{
+	struct sim_chan *c = &s->ch[src][dst];
+
+	c->q[(c->head + c->len) % SIM_QLEN].msg = *m;
+	c->q[(c->head + c->len) % SIM_QLEN].data = 0;
+	c->len++;
+}
+
+/*
+ * An ACK from a node home never named must not stand in for a sharer's:
+ * before the grant it is discounted when the grant names the sharers.
+ * (A grant from anyone but home never gets past the decoder.)
+ */
+static void proto_ack_from_stranger(struct kunit *test)
+{
+	struct sim *s = sim_new(test, 4, 4, SIM_POOL);
+	struct ddsm_msg m = {
+		.type = DDSM_MSG_ACK,
+		.src = 3,
+		.dst = 1,
+		.requester = 1,
+		.acks = 2,
+		.unit = 0,
+	};
+
+	sim_load(s, 2, 0);		/* unit 0: home node 0, node 2 shares */
+	KUNIT_ASSERT_EQ(test, DDSM_FAULT_WAIT, sim_fault(s, 1, 0, true));
+	m.seq = sim_line(s, 1, 0)->seq;
+	sim_forge(s, 3, 1, &m);		/* node 3 shares nothing */
+	sim_deliver(s, 3, 1);
+	sim_deliver(s, 1, 0);		/* WRITE_MISS: INV to node 2, grant */
+	sim_deliver(s, 0, 1);		/* the grant, before node 2's ACK */
+	KUNIT_EXPECT_NE(test, (u8)DDSM_C_M, cstate(s, 1, 0));
+	KUNIT_EXPECT_EQ(test, (u8)DDSM_C_S, cstate(s, 2, 0));
+	KUNIT_EXPECT_EQ(test, 1ULL, s->n[1].cache.stats.proto_errors);
+	sim_run(s);
+	KUNIT_EXPECT_EQ(test, (u8)DDSM_C_M, cstate(s, 1, 0));
+	KUNIT_EXPECT_EQ(test, (u8)DDSM_C_I, cstate(s, 2, 0));
+	KUNIT_EXPECT_EQ(test, 0, s->n[1].errors);
+}
+
 static struct kunit_case proto_cases[] = {
+	KUNIT_CASE(proto_ack_from_stranger),
 	KUNIT_CASE(proto_one_node_read_then_upgrade),
 	KUNIT_CASE(proto_write_miss_from_unshared),
 	KUNIT_CASE(proto_read_from_owner_writes_back),
