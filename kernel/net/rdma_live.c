@@ -68,7 +68,7 @@ void rdma_probe_done(struct ib_cq *cq, struct ib_wc *wc)
 			atomic64_inc(&peer->probes_ok);
 		}
 	} else if (wc->status != IB_WC_WR_FLUSH_ERR) {
-		pr_warn("node %u (%s) dead: no message for %u ms and its NIC failed a probe: %s\n",
+		pr_warn("node %u (%s) dead: no heartbeat for %u ms and its NIC failed a probe: %s\n",
 			peer->node, peer->addr_str,
 			jiffies_to_msecs(jiffies - peer->last_rx),
 			ib_wc_status_msg(wc->status));
@@ -86,7 +86,7 @@ static void declare_dead(struct rdma_peer *peer, struct rdma_conn *conn,
 
 	list_for_each_entry(it, &peer->txq, node)
 		queued++;
-	pr_warn("node %u (%s) dead: no message for %u ms, %s; credits %u, %u queued, last probe answered %u ms ago\n",
+	pr_warn("node %u (%s) dead: no heartbeat for %u ms, %s; credits %u, %u queued, last probe answered %u ms ago\n",
 		peer->node, peer->addr_str,
 		jiffies_to_msecs(jiffies - peer->last_rx), evidence,
 		conn->credits, queued,
