@@ -10,14 +10,14 @@
 # Expects `make stage` to have run (the Makefile's `check` target does).
 # Variables: BUILD_DIR (default ./build), DDSM_TESTS (space-separated subset
 # of: kunit model one_node three_node transport peer_death home_death
-# configure evict sigkill coherence litmus; default all).
+# configure late_home evict sigkill coherence litmus; default all).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 RESULTS=$BUILD_DIR/results
-DDSM_TESTS=${DDSM_TESTS:-"kunit model one_node three_node transport peer_death home_death configure evict
-	sigkill coherence litmus"}
+DDSM_TESTS=${DDSM_TESTS:-"kunit model one_node three_node transport peer_death home_death configure
+	late_home evict sigkill coherence litmus"}
 export BUILD_DIR
 mkdir -p "$RESULTS"
 
@@ -71,6 +71,9 @@ for t in $DDSM_TESTS; do
 	configure)
 		run_component configure bash "$ROOT/qemu/cluster.sh" -n 3 -t 600 \
 			--name configure -- bash /ddsm/tests/configure.sh ;;
+	late_home)
+		run_component late_home bash "$ROOT/qemu/cluster.sh" -n 3 -t 300 \
+			--name late-home -- bash /ddsm/tests/late_home.sh ;;
 	evict)
 		run_component evict bash "$ROOT/qemu/cluster.sh" -n 3 -t 900 \
 			--name evict -- bash /ddsm/tests/evict.sh ;;

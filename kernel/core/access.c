@@ -10,6 +10,13 @@
  * the others find the line busy and wait for the same WAKE.  A task killed
  * while waiting leaves nothing behind: the receive path, not the task,
  * finishes the event and releases home's lock.
+ *
+ * A first fault attempt that has to wait for the network does so without
+ * mmap_lock and returns VM_FAULT_RETRY, so munmap, mmap, ps and the
+ * process's other threads are not held up by a slow peer; the retry maps
+ * what the event brought.  If the first wait ran out, the retry fails the
+ * fault at once rather than waiting a second time.  pfn_mkwrite (an
+ * upgrade) cannot be retried and waits with the lock, within the bound.
  */
 #include <linux/sched/signal.h>
 #include <linux/jiffies.h>
@@ -70,6 +77,19 @@ static vm_fault_t fault_done(struct ddsm_node *n, u64 unit, bool write,
 	return ret;
 }
 
+/* May this attempt wait without mmap_lock, and return VM_FAULT_RETRY? */
+static bool may_drop_lock(struct vm_fault *vmf, bool mkwrite)
+{
+	if (mkwrite || !fault_flag_allow_retry_first(vmf->flags) ||
+	    (vmf->flags & FAULT_FLAG_RETRY_NOWAIT))
+		return false;
+#ifdef DDSM_HAVE_FAULT_FLAG_VMA_LOCK
+	if (vmf->flags & FAULT_FLAG_VMA_LOCK)
+		return false;
+#endif
+	return true;
+}
+
 static bool home_connecting(struct ddsm_node *n, u32 home)
 {
 	enum ddsm_peer_state st = ddsm_transport_peer_state(n->tp, home);
@@ -82,8 +102,8 @@ static bool home_connecting(struct ddsm_node *n, u32 home)
  * starting, or the connection is being rebuilt) waits for it, within the
  * fault's deadline, instead of failing at once.  A dead home fails.
  */
-static int wait_for_home(struct ddsm_node *n, u64 unit,
-			 unsigned long deadline)
+static int wait_for_home(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
+			 unsigned long deadline, bool drop)
 {
 	u32 home = ddsm_unit_home(&n->space, unit);
 	long left;
@@ -91,11 +111,15 @@ static int wait_for_home(struct ddsm_node *n, u64 unit,
 	if (home == n->space.node_id || !home_connecting(n, home))
 		return 0;
 	atomic64_inc(&n->stats.home_waits);
+	if (drop)
+		mmap_read_unlock(vmf->vma->vm_mm);
 	left = (long)deadline - (long)jiffies;
 	if (left > 0)
 		left = wait_event_killable_timeout(n->peer_wait,
 						   !home_connecting(n, home),
 						   left);
+	if (drop)
+		return -EAGAIN;		/* retry, whatever happened */
 	if (left == -ERESTARTSYS)
 		return -EINTR;
 	if (left <= 0 && home_connecting(n, home)) {
@@ -153,6 +177,8 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 	unsigned long deadline = jiffies +
 				 msecs_to_jiffies(n->fault_timeout_ms);
 	struct mutex *cl = ddsm_cl_lock(n, unit);
+	bool drop = may_drop_lock(vmf, mkwrite);
+	u32 *stuck = &n->cl_stuck[ddsm_cl_hash(unit)];
 	struct ddsm_action buf[2];
 	struct ddsm_actions acts;
 	bool waited = false;
@@ -171,9 +197,16 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 		u32 seq;
 		int err;
 
-		if (wait_for_home(n, unit, deadline))
+		switch (wait_for_home(n, vmf, unit, deadline, drop)) {
+		case 0:
+			break;
+		case -EAGAIN:
+			return fault_done(n, unit, write, mkwrite, true,
+					  VM_FAULT_RETRY);
+		default:
 			return fault_done(n, unit, write, mkwrite, waited,
 					  VM_FAULT_SIGBUS);
+		}
 		ddsm_actions_init(&acts, buf, ARRAY_SIZE(buf));
 		mutex_lock(cl);
 		/*
@@ -204,6 +237,13 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 		}
 		seq = ddsm_cache_line(&n->cache, unit)->seq;
 		mutex_unlock(cl);
+		/* The first attempt already waited the whole bound for it. */
+		if (!drop && !acts.n && READ_ONCE(*stuck) == seq &&
+		    !event_over(n, unit, seq, write)) {
+			atomic64_inc(&n->stats.fault_timeouts);
+			return fault_done(n, unit, write, mkwrite, waited,
+					  VM_FAULT_SIGBUS);
+		}
 
 		count_start(n, &acts);
 		waited = true;
@@ -218,6 +258,8 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 					  VM_FAULT_SIGBUS);
 		}
 
+		if (drop)
+			mmap_read_unlock(vmf->vma->vm_mm);
 		left = (long)deadline - (long)jiffies;
 		if (left <= 0)
 			left = 0;
@@ -225,6 +267,12 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 			left = wait_event_killable_timeout(*ddsm_cl_wait(n, unit),
 							   event_over(n, unit, seq, write),
 							   left);
+		if (drop) {
+			if (!left && !event_over(n, unit, seq, write))
+				WRITE_ONCE(*stuck, seq);
+			return fault_done(n, unit, write, mkwrite, waited,
+					  VM_FAULT_RETRY);
+		}
 		if (left == -ERESTARTSYS) {
 			/* Dying task: the receive path finishes the event. */
 			return fault_done(n, unit, write, mkwrite, waited,

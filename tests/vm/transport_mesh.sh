@@ -176,6 +176,34 @@ check "dmesg: node$PREV's stranger connection refused and logged" \
 	wait_until 30 refused
 check "node$PREV still up after the refused stranger" peer_is "$PREV" up
 
+# ---- 4c. the RDMA device goes away and comes back ----------------------
+
+# `rdma link delete` must not hang on ddsm's listener (the CM can only
+# finish once every id on the device is gone); with the device back,
+# ddsm listens again and the peers reconnect.
+LAST=$((N - 1))
+if [ "$ME" -eq "$LAST" ]; then
+	t0=$(now)
+	if timeout 60 rdma link delete rxe0; then
+		ok "rdma link delete rxe0 with ddsm loaded ($(ms_between "$t0" "$(now)") ms)"
+	else
+		nok "rdma link delete rxe0 with ddsm loaded (timed out or failed)"
+	fi
+	check "dmesg: the listener's device removal logged" \
+		eval 'dmesg | grep -q "RDMA device of the listener removed"'
+	check "rdma link add rxe0 again" rdma link add rxe0 type rxe netdev eth0
+	check "dmesg: listening again" \
+		wait_until 60 eval 'dmesg | grep -q "listening again"'
+	check "every peer up again after the device came back" \
+		wait_until 120 all_up
+else
+	wait_until 120 eval 'dmesg | grep -q "node $LAST (.*) down"'
+	check "node$LAST back up after its device came back" \
+		wait_until 180 peer_is "$LAST" up
+fi
+st 60 "ping $NEXT 20 64"
+check "ping node$NEXT after the device came back: $ST_OUT" ping_ok 20
+
 # ---- 5. rmmod with live connections, highest id first ----------------
 
 st 10 "fill $DONE_FRAME $DONE_SEED"

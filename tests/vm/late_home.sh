@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side, every node at once: the last node loads ddsm LATE_S seconds
+# after the others, which start touching its units at once, without
+# waiting for it (ddsm-test-latehome: no SIGBUS, the fault waits for the
+# home, and the process's mmap_lock is free meanwhile).
+#
+#   qemu/cluster.sh -n 3 -t 300 --name late-home -- bash /ddsm/tests/late_home.sh
+
+. "$(dirname "${BASH_SOURCE[0]}")/cluster_lib.sh"
+LATE=$((N - 1)) LATE_S=${LATE_S:-6}
+
+if [ "$ME" -eq "$LATE" ]; then
+	sleep "$LATE_S"
+	check "insmod ddsm.ko node_id=$ME nodes=$IPS (${LATE_S} s late)" \
+		insmod $DDSM/ddsm.ko node_id="$ME" nodes="$IPS"
+	check "all $((N - 1)) peers up" wait_for 60 peers_up
+	exit $failed
+fi
+check "insmod ddsm.ko node_id=$ME nodes=$IPS" \
+	insmod $DDSM/ddsm.ko node_id="$ME" nodes="$IPS"
+run ddsm-test-latehome 120 $TESTS/ddsm-test-latehome "$ME" "$N" "$LATE"
+check "the wait was counted (home_waits > 0)" \
+	bash -c "$CTL status | grep -q '^home_waits: [1-9]'"
+check_no_sigbus
+[ $failed -eq 0 ] || diag
+exit $failed
