@@ -106,6 +106,7 @@ static int cmd_status(struct ddsm *d, const char *dev)
 	C(fault_timeouts);
 	C(evictions);
 	C(home_waits);
+	C(fault_kills);
 	C(cache_frames);
 	C(fault_errors);
 #undef C

@@ -118,6 +118,8 @@ static int wait_for_home(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 		left = wait_event_killable_timeout(n->peer_wait,
 						   !home_connecting(n, home),
 						   left);
+	if (left == -ERESTARTSYS)
+		atomic64_inc(&n->stats.fault_kills);
 	if (drop)
 		return -EAGAIN;		/* retry, whatever happened */
 	if (left == -ERESTARTSYS)
@@ -267,6 +269,8 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 			left = wait_event_killable_timeout(*ddsm_cl_wait(n, unit),
 							   event_over(n, unit, seq, write),
 							   left);
+		if (left == -ERESTARTSYS)
+			atomic64_inc(&n->stats.fault_kills);
 		if (drop) {
 			if (!left && !event_over(n, unit, seq, write))
 				WRITE_ONCE(*stuck, seq);

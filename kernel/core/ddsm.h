@@ -69,6 +69,7 @@ struct ddsm_stats {
 	atomic64_t peer_ups;
 	atomic64_t peer_downs;
 	atomic64_t home_waits;
+	atomic64_t fault_kills;
 	atomic64_t drops[DDSM_MSG_VERDICT_NR];
 };
 

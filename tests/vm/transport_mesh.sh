@@ -25,6 +25,7 @@
 NEXT=$(((ME + 1) % N)) PREV=$(((ME + N - 1) % N))
 PINGS=200 XFERS=30
 DONE_FRAME=15 DONE_SEED=$((900000 + ME))	# "my tests are over" flag
+READY_FRAME=14 READY_SEED=$((800000 + ME))	# "4b is over here" flag
 
 bail() { nok "$*"; echo "# transport_mesh: node$ME: bailed out"; exit 1; }
 [ "$N" -ge 2 ] || bail "needs at least 2 nodes (got $N)"
@@ -182,7 +183,17 @@ check "node$PREV still up after the refused stranger" peer_is "$PREV" up
 # finish once every id on the device is gone); with the device back,
 # ddsm listens again and the peers reconnect.
 LAST=$((N - 1))
+ready_set() { st 20 "check $1 $READY_FRAME $((800000 + $1))" && check_ok; }
+all_ready() {
+	local p
+	for ((p = 0; p < LAST; p++)); do
+		ready_set "$p" || { sleep 0.5; return 1; }
+	done
+}
 if [ "$ME" -eq "$LAST" ]; then
+	# Only once the others are past 4b, which needs this node up.
+	check "every other node past its stranger checks (flags read over RDMA)" \
+		wait_until 240 all_ready
 	t0=$(now)
 	if timeout 60 rdma link delete rxe0; then
 		ok "rdma link delete rxe0 with ddsm loaded ($(ms_between "$t0" "$(now)") ms)"
@@ -197,7 +208,10 @@ if [ "$ME" -eq "$LAST" ]; then
 	check "every peer up again after the device came back" \
 		wait_until 120 all_up
 else
-	wait_until 120 eval 'dmesg | grep -q "node $LAST (.*) down"'
+	st 10 "fill $READY_FRAME $READY_SEED"
+	check "ready flag set in frame $READY_FRAME" \
+		test "$(kv "$ST_OUT" seed)" = "$READY_SEED"
+	wait_until 240 eval 'dmesg | grep -q "node $LAST (.*) down"'
 	check "node$LAST back up after its device came back" \
 		wait_until 180 peer_is "$LAST" up
 fi

@@ -67,6 +67,7 @@ enum ddsm_peer_state {
  * @fault_errors:	faults that failed with SIGBUS for any reason
  *			(home down, unit lost, timeout)
  * @home_waits:		faults that waited for their unit's home to connect
+ * @fault_kills:	faults whose task was killed while they waited
  * @reserved:		zero
  */
 struct ddsm_status {
@@ -90,7 +91,8 @@ struct ddsm_status {
 	__u64 cache_frames;
 	__u64 fault_errors;
 	__u64 home_waits;
-	__u64 reserved[2];
+	__u64 fault_kills;
+	__u64 reserved[1];
 };
 
 /**
