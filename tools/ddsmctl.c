@@ -4,6 +4,7 @@
  *
  *   ddsmctl [-d DEV] status        node, peers, geometry, counters
  *   ddsmctl [-d DEV] home GADDR    home node, unit and local state of GADDR
+ *   ddsmctl [-d DEV] wait [--timeout S]   until every peer is up
  *   ddsmctl help
  *
  * Exit: 0 ok, 1 runtime error (message on stderr), 2 usage error.
@@ -16,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "libddsm.h"
 
@@ -35,6 +38,9 @@ static void usage(FILE *f)
 		"  configure ID [IP,IP,...]\n"
 		"                 join a cluster as node ID (nothing may be mapped\n"
 		"                 or touched yet); no list: back to one node\n"
+		"  wait [--timeout S]\n"
+		"                 block until every configured peer is up (default\n"
+		"                 60 s); exit 1 naming the peers that are not\n"
 		"  help           this text\n"
 		"DEVICE defaults to %s.\n", prog, DDSM_DEFAULT_PATH);
 }
@@ -129,6 +135,59 @@ static int cmd_home(struct ddsm *d, const char *dev, uint64_t gaddr)
 	return 0;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Peers not up yet, listed into @buf; -1 (errno set) if the device fails. */
+static int peers_down(struct ddsm *d, char *buf, size_t len)
+{
+	struct ddsm_peer_info pi;
+	size_t used = 0;
+	uint32_t i;
+	int down = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < d->nr_nodes; i++) {
+		if (ddsm_peer(d, i, &pi))
+			return -1;
+		if (pi.state == DDSM_PEER_SELF || pi.state == DDSM_PEER_UP)
+			continue;
+		down++;
+		if (used < len)
+			used += snprintf(buf + used, len - used, " %u (%s)",
+					 i, ddsm_peer_state_name(pi.state));
+	}
+	return down;
+}
+
+static int cmd_wait(struct ddsm *d, const char *dev, double timeout)
+{
+	double t0 = now_s();
+	char which[512];
+	int down;
+
+	for (;;) {
+		down = peers_down(d, which, sizeof(which));
+		if (down < 0)
+			return fail("peer", dev);
+		if (!down) {
+			printf("all %u peers up after %.1f s\n",
+			       d->nr_nodes ? d->nr_nodes - 1 : 0, now_s() - t0);
+			return 0;
+		}
+		if (now_s() - t0 >= timeout)
+			break;
+		usleep(50000);
+	}
+	fprintf(stderr, "%s: after %g s, not up:%s\n", prog, timeout, which);
+	return EXIT_RUNTIME;
+}
+
 static int cmd_configure(struct ddsm *d, const char *dev, uint32_t id,
 			 const char *nodes)
 {
@@ -148,6 +207,7 @@ int main(int argc, char **argv)
 	struct ddsm d;
 	uint64_t gaddr = 0, id = 0;
 	const char *list = "";
+	double timeout = 60;
 	int argi = 1, ret;
 
 	if (argc > 0 && argv[0] && argv[0][0])
@@ -190,6 +250,18 @@ int main(int argc, char **argv)
 			goto bad;
 		if (argi + 1 < argc)
 			list = argv[argi + 1];
+	} else if (!strcmp(cmd, "wait")) {
+		char *end;
+
+		if (argi == argc - 2 && !strcmp(argv[argi], "--timeout")) {
+			errno = 0;
+			timeout = strtod(argv[argi + 1], &end);
+			if (errno || end == argv[argi + 1] || *end ||
+			    !(timeout >= 0 && timeout <= 86400))
+				goto bad;
+		} else if (argi != argc) {
+			goto bad;
+		}
 	} else {
 		fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
 		goto bad;
@@ -201,6 +273,8 @@ int main(int argc, char **argv)
 		ret = cmd_status(&d, dev);
 	else if (!strcmp(cmd, "configure"))
 		ret = cmd_configure(&d, dev, (uint32_t)id, list);
+	else if (!strcmp(cmd, "wait"))
+		ret = cmd_wait(&d, dev, timeout);
 	else
 		ret = cmd_home(&d, dev, gaddr);
 	ddsm_close(&d);

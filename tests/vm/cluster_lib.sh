@@ -8,7 +8,7 @@
 #   wait_for SECS CMD...        poll CMD every 0.1 s, bounded
 #   diag                        this node's ddsm counters and kernel messages
 #   load_cluster                insmod as node $ME of $IPS, wait for every peer
-#                               (60 s), exit 1 with diag on failure
+#                               (ddsmctl wait, 60 s), exit 1 with diag on failure
 #   run NAME TIMEOUT CMD...     a test program, bounded; its TAP lines pass
 #                               through, then one line for its exit status
 #   check_no_sigbus             no fault ended in SIGBUS (fault_errors 0)
@@ -44,8 +44,8 @@ load_cluster() {
 		exit 1
 	fi
 	ok "insmod ddsm.ko node_id=$ME nodes=$IPS"
-	if ! wait_for 60 peers_up; then
-		nok "all $((N - 1)) peers up within 60 s"
+	if ! $CTL wait --timeout 60; then
+		nok "all $((N - 1)) peers up within 60 s (ddsmctl wait)"
 		diag
 		exit 1
 	fi

@@ -15,12 +15,19 @@ if [ "$ME" -eq "$LATE" ]; then
 	sleep "$LATE_S"
 	check "insmod ddsm.ko node_id=$ME nodes=$IPS (${LATE_S} s late)" \
 		insmod $DDSM/ddsm.ko node_id="$ME" nodes="$IPS"
-	check "all $((N - 1)) peers up" wait_for 60 peers_up
+	check "ddsmctl wait: all $((N - 1)) peers up" $CTL wait --timeout 60
 	exit $failed
 fi
 check "insmod ddsm.ko node_id=$ME nodes=$IPS" \
 	insmod $DDSM/ddsm.ko node_id="$ME" nodes="$IPS"
+# While the late node is still without ddsm, a short wait must fail and
+# name it; a long one succeeds once it is there.
+out=$($CTL wait --timeout 0.5 2>&1)
+rc=$?
+check "ddsmctl wait --timeout 0.5 fails while node$LATE is late (exit $rc: $out)" \
+	eval '[ $rc -eq 1 ] && [[ $out == *" $LATE ("* ]]'
 run ddsm-test-latehome 120 $TESTS/ddsm-test-latehome "$ME" "$N" "$LATE"
+check "ddsmctl wait --timeout 60 then succeeds" $CTL wait --timeout 60
 check "the wait was counted (home_waits > 0)" \
 	bash -c "$CTL status | grep -q '^home_waits: [1-9]'"
 check_no_sigbus
