@@ -22,7 +22,7 @@ STAGE      := $(BUILD_DIR)/stage
 export BUILD_DIR KVER KDIR STAGE
 
 .PHONY: all module userlib tools testprogs stage setup demo check kunit \
-	vmtests clean distclean checkpatch
+	vmtests clean distclean checkpatch soak
 
 all: module userlib tools testprogs
 
@@ -58,6 +58,12 @@ demo: setup
 check: setup
 	$(MAKE) stage
 	bash tests/run.sh
+
+# The load test for 30 minutes, a busy loop beside the traffic on every guest.
+soak: setup
+	$(MAKE) stage
+	DDSM_TESTS=load LOAD_SECONDS=$${LOAD_SECONDS:-1800} LOAD_HOG=$${LOAD_HOG:-1} \
+		bash tests/run.sh
 
 kunit: setup
 	bash tests/kunit/run.sh

@@ -81,6 +81,8 @@ MODULE_PARM_DESC(rdma_frames, "Pages in the frame pool peers may read and write 
 module_param(cache_frames, ulong, 0444);
 MODULE_PARM_DESC(cache_frames, "Most frames caching units homed elsewhere; CLOCK evicts beyond (default 65536 = 256 MiB, 0: no limit)");
 module_param(inject, bool, 0444);
+module_param_named(rt_delivery, ddsm_rt_delivery, bool, 0444);
+MODULE_PARM_DESC(rt_delivery, "Deliver messages from SCHED_FIFO threads (default on; off: nice -20)");
 MODULE_PARM_DESC(inject, "Test only: debugfs ddsm/inject sends malformed messages (default off)");
 
 static struct vfsmount *ddsm_mnt;

@@ -64,13 +64,23 @@ static bool loop_busy(struct loop_transport *lt)
 	return busy;
 }
 
+bool ddsm_rt_delivery = true;
+
+void ddsm_delivery_priority(void)
+{
+	if (READ_ONCE(ddsm_rt_delivery))
+		sched_set_fifo_low(current);
+	else
+		set_user_nice(current, MIN_NICE);
+}
+
 /* Delivers until stopped and the queue is empty. */
 static int loop_thread(void *arg)
 {
 	struct loop_transport *lt = arg;
 	struct loop_item *it;
 
-	sched_set_fifo_low(current);
+	ddsm_delivery_priority();
 	for (;;) {
 		it = loop_next(lt);
 		if (!it) {

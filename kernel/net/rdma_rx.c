@@ -275,7 +275,7 @@ static int rx_thread(void *arg)
 	struct rdma_tp *tp = arg;
 	struct rdma_event *ev;
 
-	sched_set_fifo_low(current);
+	ddsm_delivery_priority();
 	for (;;) {
 		ev = next_event(tp);
 		if (!ev) {

@@ -64,6 +64,14 @@ struct ddsm_transport {
 struct ddsm_transport *ddsm_loop_create(u32 self, ddsm_recv_fn recv,
 					void *ctx);
 
+/*
+ * Priority of the delivery threads (loop.c, rdma_rx.c): SCHED_FIFO if
+ * set (module parameter rt_delivery), else the highest normal priority.
+ * Read when a thread starts.
+ */
+extern bool ddsm_rt_delivery;
+void ddsm_delivery_priority(void);
+
 struct ddsm_rdma_config {
 	u32 self;
 	u32 nr_nodes;

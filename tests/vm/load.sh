@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side, every node at once: sustained mixed traffic with a CPU hog
+# beside it (ddsm-test-load: LOCK XADD counters, a CMPXCHG spin lock,
+# seqlocked mailboxes, a scan that keeps evicting with a small
+# cache_frames).  Nothing may be declared dead, no fault may time out or
+# end in SIGBUS, and every total and pattern must be exact.
+#
+#   qemu/cluster.sh -n 4 -t 900 --name load -- bash /ddsm/tests/load.sh
+#
+# LOAD_SECONDS (default 180) sets the length; `make soak` runs 1800.
+# LOAD_HOG=0 leaves the busy loop out (tests/run.sh's default, see there);
+# LOAD_PARAMS adds module parameters.  On a failure the last protocol
+# events on the shared words are printed (tracepoints with a unit filter).
+
+. "$(dirname "${BASH_SOURCE[0]}")/cluster_lib.sh"
+SECS=${LOAD_SECONDS:-180} FRAMES=${LOAD_CACHE_FRAMES:-128}
+
+if ! insmod $DDSM/ddsm.ko node_id="$ME" nodes="$IPS" cache_frames="$FRAMES" ${LOAD_PARAMS:-}; then
+	nok "insmod ddsm.ko node_id=$ME nodes=$IPS cache_frames=$FRAMES"
+	exit 1
+fi
+ok "insmod ddsm.ko node_id=$ME nodes=$IPS cache_frames=$FRAMES"
+check "ddsmctl wait: all $((N - 1)) peers up" $CTL wait --timeout 60
+
+# The protocol's messages and faults on the shared words (counters, lock,
+# guard), kept small by a filter: printed if the program fails.
+TR=/sys/kernel/tracing
+first=16384 last=16440
+if mountpoint -q $TR || mount -t tracefs nodev $TR 2>/dev/null; then
+	echo 8192 >$TR/buffer_size_kb
+	for e in ddsm_msg_send ddsm_msg_recv ddsm_fault; do
+		echo "unit >= $first && unit < $last" >$TR/events/ddsm/$e/filter
+		echo 1 >$TR/events/ddsm/$e/enable
+	done
+	echo 1 >$TR/tracing_on
+fi
+
+# A busy loop at normal priority for the whole run: the guest's only vCPU
+# is contended by it, the test's threads and ddsm.
+if [ "${LOAD_HOG:-1}" = 1 ]; then (while :; do :; done) & else sleep infinity & fi
+hog=$!
+run ddsm-test-load $((SECS + 400)) $TESTS/ddsm-test-load "$ME" "$N" "$SECS"
+kill $hog
+wait $hog 2>/dev/null
+if [ $failed -ne 0 ] && [ -r $TR/trace ]; then
+	echo 0 >$TR/tracing_on
+	echo "# node$ME: --- last protocol events on units $first..$((last - 1)) ---"
+	grep -v '^#' $TR/trace | tail -n 400 | sed "s/^/# node$ME: /"
+fi
+
+check "no peer ever declared dead here" \
+	bash -c "! $CTL status | grep -q ' deaths [1-9]'"
+check "dmesg: no 'dead' line" bash -c "! dmesg | grep -q 'ddsm: node .* dead'"
+check "no fault timed out (fault_timeouts 0)" \
+	bash -c "$CTL status | grep -q '^fault_timeouts: 0$'"
+check_no_sigbus
+check "evictions happened (cache_frames=$FRAMES)" \
+	bash -c "$CTL status | grep -q '^evictions: [1-9]'"
+$CTL status | grep -E '^(evictions|faults_|upgrades|msgs_)|peer' | sed "s/^/# node$ME: /"
+if [ $failed -ne 0 ]; then
+	diag
+	echo "# node$ME: --- other kernel messages about time and stalls ---"
+	dmesg | grep -iE 'clocksource|watchdog|rcu|thrott|hung|stall|soft lockup' |
+		tail -n 20 | sed "s/^/# node$ME: /"
+fi
+exit $failed
