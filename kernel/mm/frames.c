@@ -15,7 +15,7 @@
  * emulator's host caches see one stream.  Each page is freed on its own.
  */
 #define FRAME_CHUNK_ORDER	4
-#define FRAME_CHUNK_PAGES	(1U << FRAME_CHUNK_ORDER)
+#define FRAME_CHUNK_PAGES	BIT(FRAME_CHUNK_ORDER)
 
 int ddsm_frames_init(struct ddsm_frames *f, u64 nr_home, u64 nr_units,
 		     bool cluster, u64 limit)

@@ -209,7 +209,7 @@ struct rdma_tp {
 	 * delay it by a time slice.
 	 */
 	struct task_struct *rx_thread;
-	spinlock_t evq_lock;
+	spinlock_t evq_lock;		/* evq, and every conn's parked list */
 	struct list_head evq;
 	wait_queue_head_t evq_wait;
 

@@ -51,7 +51,8 @@ static void repost(struct rdma_conn *conn, struct rdma_rx *rx)
 	spin_lock_bh(&peer->lock);
 	if (!conn->dying) {
 		if (rdma_post_recv(conn, rx)) {
-			rdma_conn_fail(conn, DDSM_PEER_DOWN, "repost failed");
+			rdma_conn_fail(conn, DDSM_PEER_DOWN,
+				       "cannot post a receive");
 		} else {
 			conn->credits_owed++;
 			rdma_kick_tx(peer);

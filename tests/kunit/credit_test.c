@@ -311,4 +311,5 @@ static struct kunit_suite credit_suite = {
 	.name = "ddsm_credit",
 	.test_cases = credit_cases,
 };
+
 kunit_test_suite(credit_suite);
