@@ -180,7 +180,7 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 				 msecs_to_jiffies(n->fault_timeout_ms);
 	struct mutex *cl = ddsm_cl_lock(n, unit);
 	bool drop = may_drop_lock(vmf, mkwrite);
-	u32 *stuck = &n->cl_stuck[ddsm_cl_hash(unit)];
+	struct ddsm_stuck *stuck = &n->cl_stuck[ddsm_cl_hash(unit)];
 	struct ddsm_action buf[2];
 	struct ddsm_actions acts;
 	bool waited = false;
@@ -240,7 +240,8 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 		seq = ddsm_cache_line(&n->cache, unit)->seq;
 		mutex_unlock(cl);
 		/* The first attempt already waited the whole bound for it. */
-		if (!drop && !acts.n && READ_ONCE(*stuck) == seq &&
+		if (!drop && !acts.n && READ_ONCE(stuck->seq) == seq &&
+		    READ_ONCE(stuck->unit) == unit &&
 		    !event_over(n, unit, seq, write)) {
 			atomic64_inc(&n->stats.fault_timeouts);
 			return fault_done(n, unit, write, mkwrite, waited,
@@ -272,8 +273,10 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 		if (left == -ERESTARTSYS)
 			atomic64_inc(&n->stats.fault_kills);
 		if (drop) {
-			if (!left && !event_over(n, unit, seq, write))
-				WRITE_ONCE(*stuck, seq);
+			if (!left && !event_over(n, unit, seq, write)) {
+				WRITE_ONCE(stuck->unit, unit);
+				WRITE_ONCE(stuck->seq, seq);
+			}
 			return fault_done(n, unit, write, mkwrite, waited,
 					  VM_FAULT_RETRY);
 		}

@@ -96,7 +96,10 @@ struct ddsm_node {
 	struct mutex cl_locks[DDSM_CL_LOCKS];	/* cache line -> PTE, see above */
 	wait_queue_head_t cl_waits[DDSM_CL_LOCKS];
 	/* Per hash: the last event a fault gave up waiting for (access.c). */
-	u32 cl_stuck[DDSM_CL_LOCKS];
+	struct ddsm_stuck {
+		u64 unit;
+		u32 seq;
+	} cl_stuck[DDSM_CL_LOCKS];
 
 	struct inode *inode;		/* owns the module-wide mapping */
 	struct address_space *mapping;	/* every open file maps through it */
