@@ -62,7 +62,8 @@ check: setup
 # The load test for 30 minutes, a busy loop beside the traffic on every guest.
 soak: setup
 	$(MAKE) stage
-	DDSM_TESTS=load LOAD_SECONDS=$${LOAD_SECONDS:-1800} LOAD_HOG=$${LOAD_HOG:-1} \
+	DDSM_TESTS=load LOAD_NODES=$${LOAD_NODES:-4} LOAD_SECONDS=$${LOAD_SECONDS:-1800} \
+		LOAD_HOG=$${LOAD_HOG:-1} \
 		bash tests/run.sh
 
 kunit: setup
