@@ -99,7 +99,8 @@ cl_start_node() {
 		-chardev "pipe,id=ctl,path=$fifo" -serial chardev:ctl \
 		-chardev "file,id=out,path=$CL_LOG/node$i.out,append=on" -serial chardev:out \
 		-netdev "socket,id=n0,mcast=230.0.0.1:$CL_PORT,localaddr=127.0.0.1" \
-		-device "virtio-net-pci,netdev=n0,mac=52:54:00:77:00:$(printf %02x $((i + 1))),romfile=" \
+		-device "virtio-net-pci,id=nic0,netdev=n0,mac=52:54:00:77:00:$(printf %02x $((i + 1))),romfile=" \
+		-monitor "unix:$CL_RUN/node$i.mon,server=on,wait=off" \
 		"${pm[@]}" ${DDSM_QEMU_EXTRA:-} \
 		</dev/null 2>>"$CL_LOG/node$i.qemu" &
 	CL_QPID[i]=$!

@@ -113,6 +113,7 @@ static int cmd_status(struct ddsm *d, const char *dev)
 	C(evictions);
 	C(home_waits);
 	C(fault_kills);
+	C(hold_expired);
 	C(cache_frames);
 	C(fault_errors);
 #undef C

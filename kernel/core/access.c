@@ -41,7 +41,8 @@ static void count_start(struct ddsm_node *n, const struct ddsm_actions *acts)
 {
 	if (!acts->n)
 		return;
-	switch (acts->a[0].msg.type) {
+	/* The request is last: a held line's UNLOCK may precede it. */
+	switch (acts->a[acts->n - 1].msg.type) {
 	case DDSM_MSG_READ_MISS:
 		atomic64_inc(&n->stats.faults_read);
 		break;
@@ -232,7 +233,10 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 			else
 				ret = ddsm_mm_map(vmf, frame,
 						  res == DDSM_FAULT_MAP_RW);
+			/* The access has its PTE: home may serve the next one. */
+			ddsm_hold_done(n, unit, &acts);
 			mutex_unlock(cl);
+			ddsm_run_actions(n, &acts, NULL);
 			if (!waited)
 				atomic64_inc(&n->stats.remaps);
 			return fault_done(n, unit, write, mkwrite, waited, ret);

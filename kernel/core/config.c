@@ -141,6 +141,7 @@ void ddsm_node_unbuild(struct ddsm_node *n)
 	if (n->tp)
 		n->tp->ops->destroy(n->tp);
 	n->tp = NULL;
+	ddsm_holds_stop(n);
 	free_state(n);
 }
 

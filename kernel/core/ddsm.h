@@ -23,6 +23,8 @@
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/spinlock.h>
 #include <linux/rwsem.h>
 #include <linux/fs.h>
 #include <linux/mm_types.h>
@@ -37,6 +39,8 @@
 
 #define DDSM_CL_LOCKS	256	/* hashed cache-line locks and wait queues */
 #define DDSM_MAX_SIZE	(64ULL << 30)
+#define DDSM_HOLD_SLOTS	128	/* held lines tracked for the timer (hold.c) */
+#define DDSM_HOLD_MS	500	/* longest a held line waits for its access */
 
 /* What the module was loaded with; kept across reconfigurations. */
 struct ddsm_params {
@@ -70,7 +74,22 @@ struct ddsm_stats {
 	atomic64_t peer_downs;
 	atomic64_t home_waits;
 	atomic64_t fault_kills;
+	atomic64_t hold_expired;
+	atomic64_t hold_skipped;
 	atomic64_t drops[DDSM_MSG_VERDICT_NR];
+};
+
+/* Held lines (hold.c): when each began, so a timer can end it. */
+struct ddsm_holds {
+	spinlock_t lock;	/* the slots and nr */
+	u32 nr;
+	struct {
+		u64 unit;
+		unsigned long since;
+		u32 seq;
+		u8 used;
+	} slot[DDSM_HOLD_SLOTS];
+	struct delayed_work work;
 };
 
 struct ddsm_node {
@@ -92,6 +111,7 @@ struct ddsm_node {
 	struct ddsm_action *rx_actions;	/* DDSM_MAX_ACTIONS, under rx_lock */
 
 	wait_queue_head_t peer_wait;	/* faults waiting for a home to connect */
+	struct ddsm_holds holds;
 
 	struct mutex cl_locks[DDSM_CL_LOCKS];	/* cache line -> PTE, see above */
 	wait_queue_head_t cl_waits[DDSM_CL_LOCKS];
@@ -132,6 +152,12 @@ void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
 int ddsm_run_actions(struct ddsm_node *n, struct ddsm_actions *acts,
 		     struct page *data);
 void ddsm_peer_event(void *ctx, u32 node, bool up);
+
+/* core/hold.c: lines held for the access that waited for them. */
+void ddsm_holds_init(struct ddsm_node *n);
+void ddsm_holds_stop(struct ddsm_node *n);
+void ddsm_hold_start(struct ddsm_node *n, u64 unit);
+void ddsm_hold_done(struct ddsm_node *n, u64 unit, struct ddsm_actions *acts);
 
 /* core/config.c */
 int ddsm_parse_nodes(const char *list, u16 port, struct sockaddr_in *addrs);

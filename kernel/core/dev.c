@@ -73,6 +73,7 @@ static void fill_status(struct ddsm_node *n, struct ddsm_status *st)
 	st->fault_timeouts = atomic64_read(&n->stats.fault_timeouts);
 	st->home_waits = atomic64_read(&n->stats.home_waits);
 	st->fault_kills = atomic64_read(&n->stats.fault_kills);
+	st->hold_expired = atomic64_read(&n->stats.hold_expired);
 	st->evictions = atomic64_read(&n->stats.evictions);
 	st->cache_frames = atomic64_read(&n->frames.cached);
 	st->fault_errors = atomic64_read(&n->stats.fault_errors);

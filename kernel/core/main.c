@@ -149,6 +149,7 @@ static void ddsm_node_init_locks(struct ddsm_node *n)
 	mutex_init(&n->rx_lock);
 	init_waitqueue_head(&n->peer_wait);
 	init_rwsem(&n->cfg_sem);
+	ddsm_holds_init(n);
 	for (i = 0; i < DDSM_CL_LOCKS; i++) {
 		mutex_init(&n->cl_locks[i]);
 		init_waitqueue_head(&n->cl_waits[i]);

@@ -89,6 +89,9 @@ int ddsm_run_actions(struct ddsm_node *n, struct ddsm_actions *acts,
 		case DDSM_ACT_FREE_FRAME:
 			release_if_idle(n, a->unit);
 			break;
+		case DDSM_ACT_HOLD:
+			ddsm_hold_start(n, a->unit);
+			break;
 		}
 	}
 	return err;

@@ -17,6 +17,7 @@ enum ddsm_act_type {
 	DDSM_ACT_ZAP,		/* remove every PTE of @unit on this node */
 	DDSM_ACT_WAKE,		/* the event on @unit ended: wake its waiters */
 	DDSM_ACT_FREE_FRAME,	/* this node no longer caches @unit */
+	DDSM_ACT_HOLD,		/* @unit's UNLOCK waits for ddsm_cache_release */
 };
 
 struct ddsm_action {

@@ -19,6 +19,9 @@ static u16 home_of(const struct ddsm_cache *c, u64 unit)
 	return (u16)ddsm_unit_home(c->space, unit);
 }
 
+static void unlock(struct ddsm_cache *c, struct ddsm_cline *l, u64 unit,
+		   struct ddsm_actions *acts);
+
 /* Begin a new event on @l: a request of @type to the unit's home. */
 static void start_event(struct ddsm_cache *c, struct ddsm_cline *l, u64 unit,
 			u8 type, u8 flags, u8 new_state,
@@ -33,6 +36,12 @@ static void start_event(struct ddsm_cache *c, struct ddsm_cline *l, u64 unit,
 		.unit = unit,
 	};
 
+	/* A new access on a held line: the one it was held for is done. */
+	if (l->hold) {
+		l->hold = 0;
+		if (!(c->dead & BIT_ULL(home_of(c, unit))))
+			unlock(c, l, unit, acts);
+	}
 	/* Zero is never an event number, so a zeroed line matches nothing. */
 	if (++l->seq == 0)
 		l->seq = 1;
@@ -41,6 +50,7 @@ static void start_event(struct ddsm_cache *c, struct ddsm_cline *l, u64 unit,
 	l->have_data = 0;
 	l->err = 0;
 	l->granted = 0;
+	l->hold = 0;
 	l->expect = 0;
 	l->acked = 0;
 	l->state = new_state;
@@ -83,6 +93,9 @@ int ddsm_cache_evict(struct ddsm_cache *c, u64 unit,
 {
 	struct ddsm_cline *l = &c->lines[unit];
 
+	/* A held line is about to be used, and home still waits for it. */
+	if (l->hold)
+		return -EBUSY;
 	/* Zap before the EVICT leaves, so no store lands after the drop. */
 	if (l->state == DDSM_C_S) {
 		l->gen++;
@@ -169,12 +182,30 @@ static void finish(struct ddsm_cache *c, struct ddsm_cline *l, u64 unit,
 		c->stats.proto_errors++;
 		l->err = EPROTO;
 		l->state = DDSM_C_I;
+		/* Release home's lock even on failure, or the unit stays locked. */
+		unlock(c, l, unit, acts);
 	} else {
 		l->state = l->state == DDSM_C_IS_D ? DDSM_C_S : DDSM_C_M;
+		/* Home stays locked until the waiting access has run. */
+		l->hold = 1;
+		ddsm_act_add(acts, DDSM_ACT_HOLD, unit);
 	}
-	/* Release home's lock even on failure, or the unit stays locked. */
-	unlock(c, l, unit, acts);
 	ddsm_act_add(acts, DDSM_ACT_WAKE, unit);
+}
+
+bool ddsm_cache_release(struct ddsm_cache *c, u64 unit,
+			struct ddsm_actions *acts)
+{
+	struct ddsm_cline *l = &c->lines[unit];
+
+	if (!l->hold)
+		return false;
+	l->hold = 0;
+	/* No home left to unlock: the line was dropped when it died. */
+	if (c->dead & BIT_ULL(home_of(c, unit)))
+		return false;
+	unlock(c, l, unit, acts);
+	return true;
 }
 
 /*
@@ -430,6 +461,7 @@ bool ddsm_cache_peer_lost(struct ddsm_cache *c, u64 unit, u32 node,
 	struct ddsm_cline *l = &c->lines[unit];
 
 	if (ddsm_unit_home(c->space, unit) == node) {
+		l->hold = 0;
 		if (ddsm_cache_home_lost(c, unit, EHOSTDOWN, acts))
 			return true;
 		if (l->state != DDSM_C_S && l->state != DDSM_C_M)

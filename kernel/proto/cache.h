@@ -12,6 +12,14 @@
  *          until then because a FETCH may still pick this node to supply
  * Every transient state accepts INV/FETCH, so a forwarded request never
  * waits behind a local fault.
+ *
+ * Forward progress: a miss or upgrade that completes leaves the line held
+ * (@hold): the UNLOCK that lets home serve the next request for the unit
+ * waits until the access that asked for it has been performed
+ * (ddsm_cache_release, from the fault path or, for an access that never
+ * comes back, a timer).  Without it, a faulting thread woken after the
+ * grant can lose the unit to the next forwarded FETCH_INV before it runs,
+ * every time, while the receive path outruns it.
  */
 #ifndef DDSM_PROTO_CACHE_H
 #define DDSM_PROTO_CACHE_H
@@ -41,6 +49,7 @@ struct ddsm_cline {
 	u8 have_data;
 	u8 err;		/* positive errno if the last event failed */
 	u8 granted;	/* home's own ACK arrived */
+	u8 hold;	/* done, UNLOCK deferred until the access is performed */
 };
 
 /* Updated only by ddsm_cache_handle(), which its caller serialises. */
@@ -89,10 +98,18 @@ enum ddsm_fault_result ddsm_cache_fault(struct ddsm_cache *c, u64 unit,
 
 /*
  * Start dropping this node's copy of @unit.  Returns 0 with the EVICT in
- * @acts, or -EBUSY when the line is in flight or holds nothing.
+ * @acts, or -EBUSY when the line is in flight, held or holds nothing.
  */
 int ddsm_cache_evict(struct ddsm_cache *c, u64 unit,
 		     struct ddsm_actions *acts);
+
+/*
+ * The access that waited for @unit's last event has been performed (or
+ * given up): send the UNLOCK that event deferred, if any.  Returns true
+ * if one went out.
+ */
+bool ddsm_cache_release(struct ddsm_cache *c, u64 unit,
+			struct ddsm_actions *acts);
 
 /*
  * Handle one validated cache-side message (ACK, INV, FETCH, FETCH_INV,

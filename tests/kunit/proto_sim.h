@@ -55,6 +55,8 @@ struct sim {
 	u32 alive;		/* bitmask of nodes not killed */
 	u32 to_dead;		/* sends to a dead node (vanished or refused) */
 	u32 overflow;
+	bool keep_holds;	/* else a held line's access runs at once */
+	u32 holds;
 };
 
 static inline struct sim *sim_new(struct kunit *test, u32 nodes, u32 units,
@@ -148,6 +150,18 @@ static inline void run_actions(struct sim *s, u32 node, struct ddsm_actions *act
 			break;
 		case DDSM_ACT_FREE_FRAME:
 			n->frees[a->unit]++;
+			break;
+		case DDSM_ACT_HOLD:
+			s->holds++;
+			if (!s->keep_holds) {
+				/* The woken access maps at once, as a fault would. */
+				struct ddsm_action rbuf[2];
+				struct ddsm_actions racts;
+
+				ddsm_actions_init(&racts, rbuf, ARRAY_SIZE(rbuf));
+				ddsm_cache_release(&n->cache, a->unit, &racts);
+				run_actions(s, node, &racts, 0);
+			}
 			break;
 		}
 	}

@@ -307,7 +307,64 @@ static void proto_ack_from_stranger(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, s->n[1].errors);
 }
 
+/*
+ * Forward progress: a completed miss keeps home locked until the access
+ * that asked for it has run, so a competing request queued at home cannot
+ * take the unit away first (before: the FETCH_INV went out with the
+ * grant's UNLOCK and node 1 was back in I without ever storing).
+ */
+static void proto_hold_until_access(struct kunit *test)
+{
+	struct sim *s = sim_new(test, 3, 3, SIM_POOL);
+	struct ddsm_actions acts;
+
+	s->keep_holds = true;
+	KUNIT_ASSERT_EQ(test, DDSM_FAULT_WAIT, sim_fault(s, 1, 0, true));
+	KUNIT_ASSERT_EQ(test, DDSM_FAULT_WAIT, sim_fault(s, 2, 0, true));
+	sim_run(s);
+	/* Node 1 asked first and got it; node 2's request waits at home. */
+	KUNIT_EXPECT_EQ(test, (u8)DDSM_C_M, cstate(s, 1, 0));
+	KUNIT_EXPECT_EQ(test, (u8)DDSM_C_IM_AD, cstate(s, 2, 0));
+	KUNIT_EXPECT_TRUE(test, sim_line(s, 1, 0)->hold);
+	KUNIT_EXPECT_EQ(test, 1U, s->holds);
+	/* Held lines are not evicted: home waits for their UNLOCK. */
+	ddsm_actions_init(&acts, s->abuf, DDSM_MAX_ACTIONS);
+	KUNIT_EXPECT_EQ(test, -EBUSY, ddsm_cache_evict(&s->n[1].cache, 0, &acts));
+
+	/* The woken fault maps and stores, then releases. */
+	KUNIT_ASSERT_EQ(test, DDSM_FAULT_MAP_RW, sim_fault(s, 1, 0, true));
+	s->n[1].frame[0] = 7;
+	s->truth[0] = 7;
+	ddsm_actions_init(&acts, s->abuf, DDSM_MAX_ACTIONS);
+	KUNIT_EXPECT_TRUE(test, ddsm_cache_release(&s->n[1].cache, 0, &acts));
+	KUNIT_EXPECT_FALSE(test, ddsm_cache_release(&s->n[1].cache, 0, &acts));
+	run_actions(s, 1, &acts, 0);
+	sim_run(s);
+	KUNIT_EXPECT_EQ(test, (u8)DDSM_C_I, cstate(s, 1, 0));
+	KUNIT_EXPECT_EQ(test, (u8)DDSM_C_M, cstate(s, 2, 0));
+	KUNIT_EXPECT_EQ(test, 7ULL, s->n[2].frame[0]);
+
+	/* A new event on a held line sends the old UNLOCK first. */
+	KUNIT_ASSERT_EQ(test, DDSM_FAULT_MAP_RW, sim_fault(s, 2, 0, true));
+	ddsm_actions_init(&acts, s->abuf, DDSM_MAX_ACTIONS);
+	ddsm_cache_release(&s->n[2].cache, 0, &acts);
+	run_actions(s, 2, &acts, 0);
+	sim_run(s);
+	KUNIT_ASSERT_EQ(test, DDSM_FAULT_WAIT, sim_fault(s, 1, 0, false));
+	sim_run(s);
+	KUNIT_ASSERT_EQ(test, (u8)DDSM_C_S, cstate(s, 1, 0));
+	KUNIT_ASSERT_TRUE(test, sim_line(s, 1, 0)->hold);
+	KUNIT_ASSERT_EQ(test, DDSM_FAULT_WAIT, sim_fault(s, 1, 0, true));
+	KUNIT_EXPECT_FALSE(test, sim_line(s, 1, 0)->hold);
+	sim_run(s);
+	KUNIT_EXPECT_EQ(test, (u8)DDSM_C_M, cstate(s, 1, 0));
+	KUNIT_EXPECT_EQ(test, (u8)DDSM_C_I, cstate(s, 2, 0));
+	KUNIT_EXPECT_EQ(test, 0, s->n[0].errors + s->n[1].errors +
+			s->n[2].errors);
+}
+
 static struct kunit_case proto_cases[] = {
+	KUNIT_CASE(proto_hold_until_access),
 	KUNIT_CASE(proto_ack_from_stranger),
 	KUNIT_CASE(proto_one_node_read_then_upgrade),
 	KUNIT_CASE(proto_write_miss_from_unshared),

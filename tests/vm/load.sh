@@ -41,9 +41,13 @@ fi
 # is contended by it, the test's threads and ddsm.
 if [ "${LOAD_HOG:-1}" = 1 ]; then (while :; do :; done) & else sleep infinity & fi
 hog=$!
+bash $DDSM/tests/netsample.sh /tmp/netsample &
+sampler=$!
+# Ahead of the hog and the test, or its gaps would only show that it waited.
+renice -n -20 -p $sampler >/dev/null
 run ddsm-test-load $((SECS + 400)) $TESTS/ddsm-test-load "$ME" "$N" "$SECS"
-kill $hog
-wait $hog 2>/dev/null
+kill $hog $sampler
+wait $hog $sampler 2>/dev/null
 if [ $failed -ne 0 ] && [ -r $TR/trace ]; then
 	echo 0 >$TR/tracing_on
 	echo "# node$ME: --- last protocol events on units $first..$((last - 1)) ---"
@@ -64,5 +68,16 @@ if [ $failed -ne 0 ]; then
 	echo "# node$ME: --- other kernel messages about time and stalls ---"
 	dmesg | grep -iE 'clocksource|watchdog|rcu|thrott|hung|stall|soft lockup' |
 		tail -n 20 | sed "s/^/# node$ME: /"
+	# The NIC's and soft-RoCE's packet counts around the first sign of
+	# trouble: a gap in uptime is a stopped guest, a flat tx column a
+	# stalled transmit path.
+	t=$(dmesg | grep -E 'ddsm: .*(dead|down:|suspect|timed out)' | head -n 1 |
+		sed -E 's/^\[ *([0-9.]+)\].*/\1/')
+	if [ -n "$t" ]; then
+		echo "# node$ME: --- packets around $t s (uptime tx rx rxe_sent rxe_rcvd tx_timeouts softirqs ctxt) ---"
+		awk -v t="$t" 'NR == 1 { next }
+			$1 >= t - 6 && $1 <= t + 2 && (n++ % 3 == 0 || $1 - p > 0.3) { print }
+			{ p = $1 }' /tmp/netsample | sed "s/^/# node$ME: /"
+	fi
 fi
 exit $failed

@@ -261,8 +261,9 @@ static void edge_add(struct store *s, u32 from, u32 to)
 }
 
 /*
- * Progress: from every reachable state, delivering messages and telling
- * survivors of a death (the failure detector always fires eventually) --
+ * Progress: from every reachable state, delivering messages, telling
+ * survivors of a death (the failure detector always fires eventually) and
+ * releasing held lines (the access or the timer always comes) --
  * no new accesses, evictions or deaths -- can reach a state with nothing
  * in flight and no detection due, which the per-state checks proved
  * quiescent.  So every event that has started can finish; a state that
@@ -369,9 +370,10 @@ static void explore(struct result *res)
 		memcpy(cur, st, clen);
 		world_unpack(&base, cur, clen);
 		nev = world_events(&base, evs);
-		/* Deliveries and detections come first in evs[]. */
+		/* Deliveries, detections and releases come first in evs[]. */
 		s.idle[i] = !nev || (EV_KIND(evs[0]) != EV_DELIVER &&
-				     EV_KIND(evs[0]) != EV_DETECT);
+				     EV_KIND(evs[0]) != EV_DETECT &&
+				     EV_KIND(evs[0]) != EV_RELEASE);
 		for (e = 0; e < nev; e++) {
 			u32 idx;
 
@@ -404,7 +406,8 @@ static void explore(struct result *res)
 			idx = store_insert(&s, buf, len, i, evs[e],
 					   (u16)(s.depth[i] + 1), &fresh);
 			if (EV_KIND(evs[e]) == EV_DELIVER ||
-			    EV_KIND(evs[e]) == EV_DETECT)
+			    EV_KIND(evs[e]) == EV_DETECT ||
+			    EV_KIND(evs[e]) == EV_RELEASE)
 				edge_add(&s, i, idx);
 			if (fresh && s.n > cfg.max_states) {
 				res->status = STEP_BOUND;

@@ -78,10 +78,11 @@ enum ev_kind {
 	EV_EVICT,
 	EV_DIE,			/* a = node */
 	EV_DETECT,		/* a = survivor, b = dead node: peer_down() */
+	EV_RELEASE,		/* a = node, b = unit: the held access ran */
 };
 
 /* Most events one state can enable. */
-#define MAXEV	(2 * MAXN * MAXN + MAXN * (3 * MAXU + 1))
+#define MAXEV	(2 * MAXN * MAXN + MAXN * (4 * MAXU + 1))
 
 #define EV(k, a, b)	((u16)(((k) << 8) | ((a) << 4) | (b)))
 #define EV_KIND(e)	((e) >> 8)

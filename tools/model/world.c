@@ -177,6 +177,9 @@ void ev_name(u16 ev, char *buf, size_t len)
 		snprintf(buf, len, "n%u: detects the death of n%u", EV_A(ev),
 			 EV_B(ev));
 		break;
+	case EV_RELEASE:
+		snprintf(buf, len, "n%u: releases u%u", EV_A(ev), EV_B(ev));
+		break;
 	default:
 		snprintf(buf, len, "?");
 	}
@@ -330,6 +333,9 @@ static int run_actions(struct world *w, u32 node, struct ddsm_actions *acts,
 			logp("%szap", i ? ", " : " -> ");
 			break;
 		case DDSM_ACT_WAKE:
+			break;
+		case DDSM_ACT_HOLD:
+			logp("%shold", i ? ", " : " -> ");
 			break;
 		case DDSM_ACT_FREE_FRAME:
 			/* Home frames are the unit's memory and stay. */
@@ -543,6 +549,32 @@ static int local_evict(struct world *w, u32 node, u32 unit)
 }
 
 /*
+ * The access that waited for a held line has run (or its timer fired):
+ * the deferred UNLOCK goes to home.  Any interleaving of this with the
+ * node's later accesses is explored, which covers both the fault path's
+ * release and the timer's.
+ */
+static int local_release(struct world *w, u32 node, u32 unit)
+{
+	struct node *n = &w->n[node];
+	struct ddsm_action buf[2];
+	struct ddsm_actions acts;
+	u8 before = n->lines[unit].state;
+	int rc;
+
+	if (!n->lines[unit].hold)
+		return STEP_DISABLED;
+	ddsm_actions_init(&acts, buf, 2);
+	logp("n%u: release u%u", node, unit);
+	ddsm_cache_release(&n->cache, unit, &acts);
+	if (n->lines[unit].hold)
+		return viol("n%u: u%u still held after its release", node, unit);
+	rc = run_actions(w, node, &acts, NULL);
+	line_note(w, node, unit, before);
+	return rc;
+}
+
+/*
  * A node dies: it stops at once and takes its state with it.  What it
  * sent to itself and what others sent it is gone, and later sends to it
  * vanish; what it sent to a survivor before dying stays in that channel
@@ -676,6 +708,9 @@ int world_apply(struct world *w, u16 ev)
 	case EV_DETECT:
 		rc = detect(w, EV_A(ev), EV_B(ev));
 		break;
+	case EV_RELEASE:
+		rc = local_release(w, EV_A(ev), EV_B(ev));
+		break;
 	default:
 		rc = STEP_DISABLED;
 	}
@@ -694,7 +729,10 @@ u32 world_events(const struct world *w, u16 *evs)
 {
 	u32 nev = 0, i, j;
 
-	/* Deliveries, then detections: explore.c's progress check relies on it. */
+	/*
+	 * Deliveries, detections, then releases of held lines: explore.c's
+	 * progress check relies on it.
+	 */
 	for (i = 0; i < cfg.nodes; i++)
 		for (j = 0; j < cfg.nodes; j++)
 			if (w->ch[i][j].len)
@@ -704,6 +742,10 @@ u32 world_events(const struct world *w, u16 *evs)
 			if ((w->alive & (1u << i)) && !(w->alive & (1u << j)) &&
 			    !(w->n[i].cache.dead & BIT_ULL(j)))
 				evs[nev++] = EV(EV_DETECT, i, j);
+	for (i = 0; i < cfg.nodes; i++)
+		for (j = 0; j < cfg.units; j++)
+			if ((w->alive & (1u << i)) && w->n[i].lines[j].hold)
+				evs[nev++] = EV(EV_RELEASE, i, j);
 	for (i = 0; i < cfg.nodes; i++) {
 		if (!(w->alive & (1u << i)))
 			continue;
@@ -888,6 +930,10 @@ int world_check(struct world *w)
 		return STEP_OK;		/* a delivery is enabled */
 	if (world_settling(w))
 		return STEP_OK;		/* a detection is enabled */
+	for (u = 0; u < cfg.units; u++)
+		for (i = 0; i < cfg.nodes; i++)
+			if ((w->alive & (1u << i)) && w->n[i].lines[u].hold)
+				return STEP_OK;	/* a release is enabled */
 	if (transient) {
 		for (u = 0; u < cfg.units; u++)
 			for (i = 0; i < cfg.nodes; i++)
@@ -1113,7 +1159,7 @@ size_t world_pack(const struct world *w, u8 *out)
 			*p++ = l->err;
 			*p++ = put8(l->expect);
 			*p++ = put8(l->acked);
-			*p++ = l->granted;
+			*p++ = (u8)(l->granted | l->hold << 1);
 			fr |= (u8)((n->frame[k] & 1) << k);
 		}
 		*p++ = fr;
@@ -1195,7 +1241,8 @@ void world_unpack(struct world *w, const u8 *in, size_t len)
 			l->err = *p++;
 			l->expect = *p++;
 			l->acked = *p++;
-			l->granted = *p++;
+			l->granted = *p & 1;
+			l->hold = *p++ >> 1;
 		}
 		fr = *p++;
 		for (k = 0; k < cfg.units; k++)

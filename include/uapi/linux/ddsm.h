@@ -68,7 +68,8 @@ enum ddsm_peer_state {
  *			(home down, unit lost, timeout)
  * @home_waits:		faults that waited for their unit's home to connect
  * @fault_kills:	faults whose task was killed while they waited
- * @reserved:		zero
+ * @hold_expired:	completed misses whose waiting access did not run
+ *			within 500 ms, so home was unlocked without it
  */
 struct ddsm_status {
 	__u32 abi_version;
@@ -92,7 +93,7 @@ struct ddsm_status {
 	__u64 fault_errors;
 	__u64 home_waits;
 	__u64 fault_kills;
-	__u64 reserved[1];
+	__u64 hold_expired;
 };
 
 /**

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Held lines (see kernel/proto/cache.h, "Forward progress"): a miss that
+ * completes keeps home locked until the access that waited for it has
+ * run, so the receive path cannot hand the unit on before the woken
+ * thread gets the CPU.  The fault path releases the hold when it maps the
+ * unit.  An access that never comes back (its task was killed between the
+ * wake-up and the retry, or gave up) would keep home locked for good, so
+ * every hold is also recorded here and released by a timer after
+ * DDSM_HOLD_MS: a bound on what one absent thread can cost the others.
+ */
+#include <linux/jiffies.h>
+#include <linux/printk.h>
+#include "ddsm.h"
+
+static void release_now(struct ddsm_node *n, u64 unit, u32 seq, bool expired)
+{
+	struct mutex *cl = ddsm_cl_lock(n, unit);
+	struct ddsm_cline *l = ddsm_cache_line(&n->cache, unit);
+	struct ddsm_action buf[1];
+	struct ddsm_actions acts;
+	bool sent = false;
+
+	ddsm_actions_init(&acts, buf, ARRAY_SIZE(buf));
+	mutex_lock(cl);
+	if (l->hold && l->seq == seq)
+		sent = ddsm_cache_release(&n->cache, unit, &acts);
+	mutex_unlock(cl);
+	if (sent && expired)
+		atomic64_inc(&n->stats.hold_expired);
+	ddsm_run_actions(n, &acts, NULL);
+}
+
+static void hold_expire(struct work_struct *work)
+{
+	struct ddsm_holds *h = container_of(to_delayed_work(work),
+					    struct ddsm_holds, work);
+	struct ddsm_node *n = container_of(h, struct ddsm_node, holds);
+	unsigned long bound = msecs_to_jiffies(DDSM_HOLD_MS);
+	u32 i, left = 0;
+
+	for (i = 0; i < DDSM_HOLD_SLOTS; i++) {
+		u64 unit;
+		u32 seq;
+
+		spin_lock(&h->lock);
+		if (!h->slot[i].used ||
+		    time_before(jiffies, h->slot[i].since + bound)) {
+			left += h->slot[i].used;
+			spin_unlock(&h->lock);
+			continue;
+		}
+		unit = h->slot[i].unit;
+		seq = h->slot[i].seq;
+		h->slot[i].used = 0;
+		h->nr--;
+		spin_unlock(&h->lock);
+		release_now(n, unit, seq, true);
+	}
+	if (left)
+		schedule_delayed_work(&h->work, bound / 4 + 1);
+}
+
+void ddsm_hold_start(struct ddsm_node *n, u64 unit)
+{
+	struct ddsm_holds *h = &n->holds;
+	u32 seq = READ_ONCE(ddsm_cache_line(&n->cache, unit)->seq);
+	u32 i;
+
+	spin_lock(&h->lock);
+	for (i = 0; i < DDSM_HOLD_SLOTS; i++) {
+		if (h->slot[i].used)
+			continue;
+		h->slot[i].used = 1;
+		h->slot[i].unit = unit;
+		h->slot[i].seq = seq;
+		h->slot[i].since = jiffies;
+		if (!h->nr++)
+			schedule_delayed_work(&h->work,
+					      msecs_to_jiffies(DDSM_HOLD_MS) / 4 + 1);
+		spin_unlock(&h->lock);
+		return;
+	}
+	spin_unlock(&h->lock);
+	/* No slot to bound it with: do without the hold. */
+	atomic64_inc(&n->stats.hold_skipped);
+	release_now(n, unit, seq, false);
+}
+
+/* Under @unit's cache-line lock: the access ran, home may move on. */
+void ddsm_hold_done(struct ddsm_node *n, u64 unit, struct ddsm_actions *acts)
+{
+	struct ddsm_holds *h = &n->holds;
+	u32 i;
+
+	if (!ddsm_cache_release(&n->cache, unit, acts))
+		return;
+	spin_lock(&h->lock);
+	for (i = 0; i < DDSM_HOLD_SLOTS; i++) {
+		if (h->slot[i].used && h->slot[i].unit == unit) {
+			h->slot[i].used = 0;
+			h->nr--;
+			break;
+		}
+	}
+	spin_unlock(&h->lock);
+}
+
+void ddsm_holds_init(struct ddsm_node *n)
+{
+	spin_lock_init(&n->holds.lock);
+	INIT_DELAYED_WORK(&n->holds.work, hold_expire);
+}
+
+/* The state is being torn down: forget every hold, nobody waits for them. */
+void ddsm_holds_stop(struct ddsm_node *n)
+{
+	cancel_delayed_work_sync(&n->holds.work);
+	memset(n->holds.slot, 0, sizeof(n->holds.slot));
+	n->holds.nr = 0;
+}
