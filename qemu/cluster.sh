@@ -8,18 +8,24 @@ set -uo pipefail
 
 usage() {
 	cat >&2 <<'EOF'
-usage: qemu/cluster.sh [-n N] [-t SECONDS] [--name NAME] [--mem MiB] [--pmem MiB] -- COMMAND...
+usage: qemu/cluster.sh [-n N] [-t SECONDS] [--name NAME] [--mem MiB] [--pmem MiB]
+                      [--during HOSTCMD] -- COMMAND...
   -n N          number of nodes (default 3)
   -t SECONDS    wall-clock limit for the whole run (default 300)
   --name NAME   run name: log dir and pmem file names (default cluster)
   --mem MiB     guest RAM (default 512)
   --pmem MiB    add a file-backed NVDIMM of this size per node, kept in
                 $BUILD_DIR/qemu/pmem/NAME-node<i>.img across runs (default none)
+  --during HOSTCMD  run HOSTCMD (bash -c) on the host while the guests run
+                COMMAND, with CL_RUN (per-node monitor sockets node<i>.mon),
+                CL_LOG (node<i>.ctl/.out logs) and CL_N exported; the run
+                fails if it exits non-zero.  For tests that act on the VMs
+                from outside (pausing one, say).
 EOF
 	exit 2
 }
 
-CL_N=3 CL_TIMEOUT=300 CL_NAME=cluster CL_MEM=512 CL_PMEM=0
+CL_N=3 CL_TIMEOUT=300 CL_NAME=cluster CL_MEM=512 CL_PMEM=0 CL_DURING=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) CL_N=$2; shift 2 ;;
@@ -27,6 +33,7 @@ while [ $# -gt 0 ]; do
 	--name) CL_NAME=$2; shift 2 ;;
 	--mem) CL_MEM=$2; shift 2 ;;
 	--pmem) CL_PMEM=$2; shift 2 ;;
+	--during) CL_DURING=$2; shift 2 ;;
 	--) shift; break ;;
 	*) usage ;;
 	esac
@@ -104,6 +111,10 @@ if [ "$LEFT" -eq 0 ] && [[ " ${state[*]} " != *" crashed "* ]]; then
 		t_go[i]=$SECONDS
 		cl_send "$i" go
 	done
+	if [ -n "$CL_DURING" ]; then
+		CL_RUN=$CL_RUN CL_LOG=$CL_LOG CL_N=$CL_N bash -c "$CL_DURING" &
+		during=$!
+	fi
 	# Phase 2: wait for every command to finish, crash or hit the limit.
 	while poll_all running && [ "$LEFT" -gt 0 ] && [ "$SECONDS" -lt "$CL_DEADLINE" ]; do
 		sleep 0.2
@@ -129,6 +140,12 @@ done
 for ((i = 0; i < CL_N; i++)); do cl_stop_node "$i"; done
 
 rc=0 ok=0
+if [ -n "${during:-}" ]; then
+	# It watches the nodes' logs and ends once they are done; not longer.
+	for ((t = 0; t < 150; t++)); do kill -0 "$during" 2>/dev/null || break; sleep 0.2; done
+	kill "$during" 2>/dev/null
+	wait "$during" || { rc=1; echo "cluster: --during command failed"; }
+fi
 for ((i = 0; i < CL_N; i++)); do
 	s=${state[i]} extra=
 	[ "$s" = "exit 0" ] && ok=$((ok + 1)) || rc=1

@@ -115,6 +115,30 @@ cl_start_node() {
 	CL_SPID[i]=$!
 }
 
+# cl_monitor I COMMAND: one QEMU monitor command to node I (stop, cont,
+# info ...); prints the monitor's answer.  Python, because the monitor is a
+# Unix socket and the host has no socat by default.
+cl_monitor() {
+	python3 - "$CL_RUN/node$1.mon" "$2" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(10)
+s.connect(sys.argv[1])
+def prompt():
+    out = b""
+    while not out.endswith(b"(qemu) "):
+        d = s.recv(4096)
+        if not d:
+            break
+        out += d
+    return out.decode(errors="replace")
+prompt()
+s.sendall(sys.argv[2].encode() + b"\n")
+lines = prompt().splitlines()[1:]
+print("\n".join(l for l in lines if not l.startswith("(qemu)")))
+PY
+}
+
 cl_alive() { [ -n "${CL_QPID[$1]:-}" ] && kill -0 "${CL_QPID[$1]}" 2>/dev/null; }
 
 # cl_send I LINE: one control line to node I (O_RDWR open never blocks).

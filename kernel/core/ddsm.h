@@ -9,7 +9,9 @@
  *    order, updates the directory or the cache and performs its actions.
  *  - cl_lock(unit) (hashed mutexes) covers a cache line between the
  *    protocol's decision and the PTE it allows, on both the fault path
- *    and the receive path.  A PTE is installed under it; ZAPs run after
+ *    and the receive path.  A PTE is installed under it, and the data an
+ *    ACK brings is copied into the frame under it together with the state
+ *    change that makes the line readable; ZAPs run after
  *    the state change is visible, outside it, so either the fault saw the
  *    new state or the zap removes what the fault installed.
  *  - Order: mmap_lock -> rx_lock -> cl_lock -> i_mmap_rwsem -> PTL.

@@ -46,6 +46,26 @@ static void run_store(struct ddsm_node *n, u64 unit, struct page *data)
 }
 
 /*
+ * The data an ACK brought goes into the frame under the same cache-line
+ * lock as the state change that makes the line readable: a fault that
+ * takes the lock next maps the frame, and must find the new bytes there,
+ * not the old ones with the STORE still to come.  Done here, the STORE
+ * is dropped from what ddsm_run_actions will do.
+ */
+static void install_data(struct ddsm_node *n, struct ddsm_actions *acts,
+			 struct page *data)
+{
+	u32 i;
+
+	for (i = 0; i < acts->n; i++) {
+		if (acts->a[i].type != DDSM_ACT_STORE)
+			continue;
+		run_store(n, acts->a[i].unit, data);
+		acts->a[i].type = DDSM_ACT_NONE;
+	}
+}
+
+/*
  * Free a cache frame only if no new event took the unit meanwhile: the
  * fault path allocates and uses frames under the same lock.
  */
@@ -159,6 +179,7 @@ void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
 
 		mutex_lock(cl);
 		ret = ddsm_cache_handle(&n->cache, &m, &acts);
+		install_data(n, &acts, data);
 		mutex_unlock(cl);
 	}
 	if (ret) {

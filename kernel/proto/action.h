@@ -12,7 +12,8 @@
 #include "msg.h"
 
 enum ddsm_act_type {
-	DDSM_ACT_SEND = 1,	/* send @msg, with the local frame if DDSM_MF_DATA */
+	DDSM_ACT_NONE = 0,	/* already carried out: skip */
+	DDSM_ACT_SEND,	/* send @msg, with the local frame if DDSM_MF_DATA */
 	DDSM_ACT_STORE,		/* the data that came with this message -> local frame */
 	DDSM_ACT_ZAP,		/* remove every PTE of @unit on this node */
 	DDSM_ACT_WAKE,		/* the event on @unit ended: wake its waiters */

@@ -28,7 +28,7 @@ check "ddsmctl wait: all $((N - 1)) peers up" $CTL wait --timeout 60
 # guard), kept small by a filter: printed if the program fails.
 TR=/sys/kernel/tracing
 first=16384 last=16440
-if mountpoint -q $TR || mount -t tracefs nodev $TR 2>/dev/null; then
+if grep -q " $TR tracefs" /proc/mounts || mount -t tracefs nodev $TR 2>/dev/null; then
 	echo 8192 >$TR/buffer_size_kb
 	for e in ddsm_msg_send ddsm_msg_recv ddsm_fault; do
 		echo "unit >= $first && unit < $last" >$TR/events/ddsm/$e/filter
@@ -45,6 +45,8 @@ bash $DDSM/tests/netsample.sh /tmp/netsample &
 sampler=$!
 # Ahead of the hog and the test, or its gaps would only show that it waited.
 renice -n -20 -p $sampler >/dev/null
+# For a host that acts on the VMs mid-run (tests/vm/pause_host.sh).
+echo "load traffic" >/dev/ttyS1
 run ddsm-test-load $((SECS + 400)) $TESTS/ddsm-test-load "$ME" "$N" "$SECS"
 kill $hog $sampler
 wait $hog $sampler 2>/dev/null
@@ -62,7 +64,7 @@ check "no fault timed out (fault_timeouts 0)" \
 check_no_sigbus
 check "evictions happened (cache_frames=$FRAMES)" \
 	bash -c "$CTL status | grep -q '^evictions: [1-9]'"
-$CTL status | grep -E '^(evictions|faults_|upgrades|msgs_)|peer' | sed "s/^/# node$ME: /"
+$CTL status | grep -E '^(evictions|faults_|upgrades|msgs_|hold_expired)|peer' | sed "s/^/# node$ME: /"
 if [ $failed -ne 0 ]; then
 	diag
 	echo "# node$ME: --- other kernel messages about time and stalls ---"

@@ -27,6 +27,7 @@ enum plant {
 	BUG_EARLY_UNLOCK,	/* a requester UNLOCKs after its first of several ACKs */
 	BUG_NO_WRITEBACK,	/* home ignores the data of a WRITEBACK */
 	BUG_FORGET_LOST,	/* home never keeps a unit lost after a death */
+	BUG_LATE_STORE,		/* a line turns readable before its data is in */
 	BUG_NR,
 };
 

@@ -57,6 +57,7 @@ static const char *const plant_names[BUG_NR] = {
 	[BUG_EARLY_UNLOCK] = "early-unlock",
 	[BUG_NO_WRITEBACK] = "no-writeback",
 	[BUG_FORGET_LOST] = "forget-lost",
+	[BUG_LATE_STORE] = "late-store",
 };
 
 const char *plant_name(int p)
@@ -429,6 +430,23 @@ static int deliver(struct world *w, u32 s, u32 d)
 		ret = ddsm_cache_handle(&n->cache, &m, &acts);
 	}
 
+	if (cfg.plant == BUG_LATE_STORE && !ddsm_msg_to_home(m.type) && !ret) {
+		/*
+		 * PLANTED: kernel/core/rx.c before it installed the data
+		 * under the cache-line lock: the new state was visible (the
+		 * lock dropped) while the STORE was still to come, and a fault
+		 * taking the lock in between mapped the frame as it was.
+		 */
+		u8 st = n->lines[m.unit].state;
+		u32 i;
+
+		for (i = 0; i < acts.n; i++)
+			if (acts.a[i].type == DDSM_ACT_STORE &&
+			    (st == DDSM_C_S || st == DDSM_C_M) &&
+			    !n->frame[m.unit] && m.src != d)
+				return viol("data value: n%u can read u%u (%s) before the data that made it readable is in its frame [PLANTED late-store]",
+					    d, (u32)m.unit, ddsm_cstate_name(st));
+	}
 	if (cfg.plant == BUG_NO_WRITEBACK && m.type == DDSM_MSG_WRITEBACK) {
 		/* PLANTED: home loses the written-back data. */
 		u32 i, j = 0;

@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host side of the pause component, run by qemu/cluster.sh --during while
+# every guest runs tests/vm/load.sh: slow is not dead.  Once traffic flows
+# on every node, node 1 and then node 2 are frozen whole (QEMU monitor
+# "stop": no vCPU, no timer, no NIC) for PAUSE_MS and resumed.  The
+# silence is longer than half of peer_timeout_ms, so the others suspect
+# the frozen node and probe it, but shorter than the time after which an
+# unanswered probe means dead: the guests' own checks (nothing declared
+# dead, no fault timed out, every total exact) must all pass, and here
+# every other node must have suspected each frozen one.
+#
+# Environment: CL_RUN, CL_LOG, CL_N (from cluster.sh); PAUSE_MS (default
+# 2000; the module's peer_timeout_ms is 3000), PAUSE_NODES (default "1 2").
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/../../qemu/lib.sh"
+
+PAUSE_MS=${PAUSE_MS:-2000}
+VICTIMS=${PAUSE_NODES:-"1 2"}
+failed=0
+ok() { echo "ok - host: $*"; }
+nok() { echo "not ok - host: $*"; failed=1; }
+ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# ctl_has I REGEX: node I sent a control line matching ^REGEX.
+ctl_has() { tr -d '\r' <"$CL_LOG/node$1.ctl" | grep -qE "^$2"; }
+
+# wait_ctl SECS REGEX: every node sent it; false on timeout.
+wait_ctl() {
+	local end=$((SECONDS + $1)) i
+	for ((i = 0; i < CL_N; i++)); do
+		until ctl_has "$i" "$2"; do
+			[ "$SECONDS" -ge "$end" ] && return 1
+			sleep 0.2
+		done
+	done
+}
+
+if ! wait_ctl 300 "load traffic"; then
+	nok "every node started its traffic"
+	exit 1
+fi
+for v in $VICTIMS; do
+	sleep 8
+	t0=$(ms)
+	out=$(cl_monitor "$v" stop)
+	sleep "$(awk -v m="$PAUSE_MS" 'BEGIN { printf "%.3f", m / 1000 }')"
+	out+=$(cl_monitor "$v" cont)
+	t=$(($(ms) - t0))
+	st=$(cl_monitor "$v" "info status")
+	if [[ $st == *running* ]]; then
+		ok "node$v frozen mid-traffic for $t ms (monitor stop/cont), running again"
+	else
+		nok "node$v frozen and resumed: ${out//$'\n'/ } / $st"
+	fi
+done
+
+wait_ctl 900 "exit [0-9]+" || nok "every node finished its test"
+# load.sh prints each node's peer table last: "peer P: node P state up ...
+# deaths D suspicions S ...".
+for v in $VICTIMS; do
+	for ((i = 0; i < CL_N; i++)); do
+		[ "$i" = "$v" ] && continue
+		line=$(grep -E "peer $v: node $v " "$CL_LOG/node$i.out" | tail -n 1)
+		if [[ $line =~ deaths\ 0\ suspicions\ [1-9] ]]; then
+			ok "node$i suspected node$v while it was frozen, and did not declare it dead"
+		else
+			nok "node$i suspected frozen node$v without declaring it dead: ${line:-no peer line}"
+		fi
+	done
+done
+exit $failed
