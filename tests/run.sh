@@ -10,7 +10,8 @@
 # Expects `make stage` to have run (the Makefile's `check` target does).
 # Variables: BUILD_DIR (default ./build), DDSM_TESTS (space-separated subset
 # of: kunit model one_node three_node transport peer_death home_death
-# configure late_home evict sigkill coherence load pause litmus; default all).
+# configure auth late_home evict sigkill coherence load pause litmus;
+# default all).
 # LOAD_SECONDS, LOAD_HOG and LOAD_NODES tune the load component (make soak).
 set -uo pipefail
 
@@ -18,7 +19,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 RESULTS=$BUILD_DIR/results
 DDSM_TESTS=${DDSM_TESTS:-"kunit model one_node three_node transport peer_death home_death configure
-	late_home evict sigkill coherence load pause litmus"}
+	auth late_home evict sigkill coherence load pause litmus"}
 export BUILD_DIR
 mkdir -p "$RESULTS"
 
@@ -91,6 +92,9 @@ for t in $DDSM_TESTS; do
 		run_component load bash "$ROOT/qemu/cluster.sh" -n "${LOAD_NODES:-3}" \
 			-t $((${LOAD_SECONDS:-120} + 900)) --name load -- \
 			"LOAD_SECONDS=${LOAD_SECONDS:-120} LOAD_HOG=${LOAD_HOG:-0} bash /ddsm/tests/load.sh" ;;
+	auth)
+		run_component auth bash "$ROOT/qemu/cluster.sh" -n 3 -t 600 \
+			--name auth -- bash /ddsm/tests/auth.sh ;;
 	pause)
 		# Slow is not dead: the host freezes node 1, then node 2, for
 		# 2 s each (QEMU monitor) while all three run the load test.

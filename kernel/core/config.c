@@ -63,6 +63,8 @@ static struct ddsm_transport *make_transport(struct ddsm_node *n,
 	cfg->frames = n->params.rdma_frames;
 	cfg->inject = n->params.inject;
 	cfg->debugfs = n->params.debugfs;
+	cfg->auth_key = n->params.auth_key;
+	cfg->auth_key_len = n->params.auth_key_len;
 	tp = ddsm_rdma_create(cfg, ddsm_rx, ddsm_peer_event, n);
 	kfree(cfg);
 	return tp;

@@ -56,6 +56,8 @@ struct ddsm_params {
 	u64 cache_frames;
 	bool inject;
 	struct dentry *debugfs;
+	u8 *auth_key;		/* cluster key (key.c), or NULL */
+	u32 auth_key_len;
 };
 
 struct ddsm_stats {
@@ -160,6 +162,10 @@ void ddsm_holds_init(struct ddsm_node *n);
 void ddsm_holds_stop(struct ddsm_node *n);
 void ddsm_hold_start(struct ddsm_node *n, u64 unit);
 void ddsm_hold_done(struct ddsm_node *n, u64 unit, struct ddsm_actions *acts);
+
+/* core/key.c */
+int ddsm_key_load(struct ddsm_params *p, const char *path);
+void ddsm_key_free(struct ddsm_params *p);
 
 /* core/config.c */
 int ddsm_parse_nodes(const char *list, u16 port, struct sockaddr_in *addrs);

@@ -9,6 +9,7 @@
  * every hold is also recorded here and released by a timer after
  * DDSM_HOLD_MS: a bound on what one absent thread can cost the others.
  */
+#define pr_fmt(fmt) "ddsm: " fmt
 #include <linux/jiffies.h>
 #include <linux/printk.h>
 #include "ddsm.h"

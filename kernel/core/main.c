@@ -34,6 +34,7 @@ static unsigned int reconnect_ms = 1000;
 static unsigned int rdma_frames = 256;
 static bool inject;
 static unsigned long cache_frames = 65536;
+static char *auth_key = "";
 
 static int size_set(const char *val, const struct kernel_param *kp)
 {
@@ -80,6 +81,8 @@ module_param(rdma_frames, uint, 0444);
 MODULE_PARM_DESC(rdma_frames, "Pages in the frame pool peers may read and write (default 256, at most 512)");
 module_param(cache_frames, ulong, 0444);
 MODULE_PARM_DESC(cache_frames, "Most frames caching units homed elsewhere; CLOCK evicts beyond (default 65536 = 256 MiB, 0: no limit)");
+module_param(auth_key, charp, 0444);
+MODULE_PARM_DESC(auth_key, "File holding the cluster key (16-4096 bytes): peers must prove it with HMAC-SHA256 (default: none, no authentication)");
 module_param(inject, bool, 0444);
 module_param_named(rt_delivery, ddsm_rt_delivery, bool, 0444);
 MODULE_PARM_DESC(rt_delivery, "Deliver messages from SCHED_FIFO threads (default on; off: nice -20)");
@@ -203,6 +206,9 @@ static int __init ddsm_init(void)
 		ret = -EINVAL;
 		goto err_free;
 	}
+	ret = ddsm_key_load(&n->params, auth_key);
+	if (ret)
+		goto err_free;
 	ddsm_debugfs = debugfs_create_dir("ddsm", NULL);
 	n->params.debugfs = ddsm_debugfs;
 
@@ -230,6 +236,8 @@ err_mapping:
 err_debugfs:
 	debugfs_remove_recursive(ddsm_debugfs);
 err_free:
+	if (n)
+		ddsm_key_free(&n->params);
 	kfree(addrs);
 	kfree(n);
 	return ret;
@@ -244,6 +252,7 @@ static void __exit ddsm_exit(void)
 	ddsm_node_unbuild(n);
 	debugfs_remove_recursive(ddsm_debugfs);
 	ddsm_mapping_exit(n);
+	ddsm_key_free(&n->params);
 	kfree(n);
 	pr_info("unloaded\n");
 }

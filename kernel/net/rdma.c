@@ -29,6 +29,7 @@
 #include <linux/jiffies.h>
 #include <linux/scatterlist.h>
 #include <linux/mm.h>
+#include <linux/random.h>
 #include <net/net_namespace.h>
 #include "rdma.h"
 #define CREATE_TRACE_POINTS
@@ -153,11 +154,18 @@ static void reg_done(struct ib_cq *cq, struct ib_wc *wc)
 		.node_id = cpu_to_le32(tp->t.self),
 		.nr_frames = cpu_to_le32(tp->nr_frames),
 		.rkey = cpu_to_le32(conn->mr->rkey),
+		.flags = cpu_to_le32(ddsm_auth_on(&tp->auth) ?
+				     RDMA_HELLO_AUTH : 0),
 		.iova = cpu_to_le64(conn->mr->iova),
 	};
 
+	memcpy(hello.nonce, conn->nonce, sizeof(hello.nonce));
 	if (wc->status == IB_WC_SUCCESS) {
 		rdma_send_on(conn, RDMA_T_HELLO, &hello, sizeof(hello));
+		spin_lock_bh(&peer->lock);
+		conn->hello_sent = true;
+		spin_unlock_bh(&peer->lock);
+		rdma_auth_answer(conn);
 		return;
 	}
 	spin_lock_bh(&peer->lock);
@@ -437,6 +445,7 @@ static struct rdma_conn *conn_alloc(struct rdma_peer *peer)
 		return NULL;
 	conn->kind = RDMA_KIND_CONN;
 	conn->peer = peer;
+	get_random_bytes(conn->nonce, sizeof(conn->nonce));
 	INIT_LIST_HEAD(&conn->parked);
 	INIT_WORK(&conn->release_work, conn_release);
 	INIT_WORK(&conn->up_work, conn_up_work);
@@ -459,6 +468,7 @@ static void conn_established(struct rdma_conn *conn)
 		return;
 	}
 	conn->established = true;
+	conn->established_at = jiffies;
 	conn->credits = RDMA_RX_DEPTH;
 	conn->credits_owed = 0;
 	peer->last_rx = jiffies;
@@ -468,8 +478,8 @@ static void conn_established(struct rdma_conn *conn)
 	ret = post_reg(conn);
 	if (ret)
 		rdma_conn_fail(conn, DDSM_PEER_DOWN, "cannot register frames");
-	else
-		queue_work(tp->wq, &conn->up_work);
+	else if (!ddsm_auth_on(&tp->auth))
+		queue_work(tp->wq, &conn->up_work);	/* else after its AUTH */
 	spin_unlock_bh(&peer->lock);
 }
 
@@ -787,6 +797,7 @@ static void rdma_destroy(struct ddsm_transport *t)
 	tp->loop->ops->destroy(tp->loop);
 	mempool_destroy(tp->txq_pool);
 	free_frames(tp);
+	ddsm_auth_free(&tp->auth);
 	kfree(tp);
 }
 
@@ -906,6 +917,16 @@ struct ddsm_transport *ddsm_rdma_create(const struct ddsm_rdma_config *cfg,
 		peer->next_connect = jiffies;
 		atomic64_set(&peer->msgs_sent, 0);
 	}
+	if (cfg->auth_key) {
+		ret = ddsm_auth_init(&tp->auth, cfg->auth_key,
+				     cfg->auth_key_len);
+		if (ret) {
+			pr_err("cannot set up HMAC-SHA256 with the cluster key (%u bytes): %d\n",
+			       cfg->auth_key_len, ret);
+			kfree(tp);
+			return ERR_PTR(ret);
+		}
+	}
 	timer_setup(&tp->tick, rdma_tick, 0);
 	INIT_WORK(&tp->connect_work, rdma_connect_work);
 	spin_lock_init(&tp->listen_lock);
@@ -959,6 +980,7 @@ err_loop:
 err_frames:
 	mempool_destroy(tp->txq_pool);
 	free_frames(tp);
+	ddsm_auth_free(&tp->auth);
 	kfree(tp);
 	return ERR_PTR(ret);
 }

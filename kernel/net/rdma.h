@@ -26,6 +26,7 @@
 #include <linux/timer.h>
 #include "transport.h"
 #include "wire.h"
+#include "auth.h"
 #include "rdma_credit.h"
 
 #define RDMA_TX_SLOTS		64	/* send buffers per connection */
@@ -151,6 +152,18 @@ struct rdma_conn {
 	bool announced;
 	bool established;
 	bool dying;
+	/*
+	 * Authentication (auth.h), under peer->lock: our HELLO's nonce, the
+	 * peer's, and whether its AUTH proved the key.  Until then the core
+	 * is not told "up", so nothing from the peer reaches it.
+	 */
+	u8 nonce[RDMA_NONCE_SIZE];
+	u8 peer_nonce[RDMA_NONCE_SIZE];
+	bool have_peer_nonce;
+	bool hello_sent;
+	bool auth_sent;
+	bool authed;
+	unsigned long established_at;	/* jiffies */
 };
 
 struct rdma_tp;
@@ -179,6 +192,7 @@ struct rdma_peer {
 	atomic64_t msgs_sent, msgs_recv, bytes_sent, bytes_recv;
 	atomic64_t drops, retries, deaths;
 	atomic64_t suspicions, probes_ok, ctrl_sent;
+	atomic64_t auth_failures;
 };
 
 struct rdma_listener {
@@ -216,6 +230,7 @@ struct rdma_tp {
 	unsigned int heartbeat_ms;
 	unsigned int peer_timeout_ms;
 	unsigned int reconnect_ms;
+	struct ddsm_auth auth;		/* the cluster key, if one was given */
 
 	/* Registered frame pool: the only memory peers can reach. */
 	struct page **frames;
@@ -251,6 +266,9 @@ void rdma_queue_event(struct rdma_tp *tp, struct rdma_event *ev);
 int rdma_rx_start(struct rdma_tp *tp);
 void rdma_rx_stop(struct rdma_tp *tp);
 
+void rdma_auth_refuse(struct rdma_peer *peer, struct rdma_conn *conn,
+		      const char *why);
+void rdma_auth_answer(struct rdma_conn *conn);
 /* rdma_live.c */
 void rdma_tick(struct timer_list *t);
 void rdma_connect_work(struct work_struct *work);

@@ -146,7 +146,13 @@ void rdma_tick(struct timer_list *t)
 			continue;
 		spin_lock_bh(&peer->lock);
 		conn = peer->conn;
-		if (conn && conn->established && !conn->dying) {
+		if (conn && conn->established && !conn->dying &&
+		    ddsm_auth_on(&tp->auth) && !conn->authed &&
+		    time_after(jiffies, conn->established_at +
+			       msecs_to_jiffies(tp->peer_timeout_ms))) {
+			/* A peer that never proves the key is not kept. */
+			rdma_auth_refuse(peer, conn, "no valid AUTH in time");
+		} else if (conn && conn->established && !conn->dying) {
 			watch_peer(peer, conn);
 			/* A heartbeat, if nothing went out for an interval. */
 			if (peer->conn == conn)

@@ -16,6 +16,7 @@
 
 #include <linux/kthread.h>
 #include <linux/sched.h>
+#include <linux/string.h>
 #include "rdma.h"
 #include "trace_net.h"
 
@@ -61,21 +62,99 @@ static void repost(struct rdma_conn *conn, struct rdma_rx *rx)
 	spin_unlock_bh(&peer->lock);
 }
 
+/* With peer->lock held: the peer failed authentication. */
+void rdma_auth_refuse(struct rdma_peer *peer, struct rdma_conn *conn,
+		      const char *why)
+{
+	atomic64_inc(&peer->auth_failures);
+	pr_warn_ratelimited("node %u (%s) refused: %s\n", peer->node,
+			    peer->addr_str, why);
+	rdma_conn_fail(conn, DDSM_PEER_DOWN, "authentication failed");
+}
+
 static void handle_hello(struct rdma_peer *peer, struct rdma_conn *conn,
 			 const void *p, u16 len)
 {
 	const struct rdma_hello *h = p;
+	struct rdma_tp *tp = peer->tp;
+	bool ours = ddsm_auth_on(&tp->auth), theirs;
 
 	if (ddsm_wire_hello_check(p, len, peer->node, RDMA_MAX_FRAMES)) {
 		atomic64_inc(&peer->drops);
 		return;
 	}
+	theirs = le32_to_cpu(h->flags) & RDMA_HELLO_AUTH;
 	spin_lock_bh(&peer->lock);
-	if (peer->conn == conn) {
+	if (peer->conn == conn && !conn->dying && theirs != ours) {
+		rdma_auth_refuse(peer, conn, ours ?
+				 "it has no cluster key (auth_key)" :
+				 "it has a cluster key and this node has none");
+	} else if (peer->conn == conn && !conn->dying) {
 		peer->remote_rkey = le32_to_cpu(h->rkey);
 		peer->remote_iova = le64_to_cpu(h->iova);
 		peer->remote_frames = le32_to_cpu(h->nr_frames);
 		peer->remote_ready = true;
+		memcpy(conn->peer_nonce, h->nonce, sizeof(conn->peer_nonce));
+		conn->have_peer_nonce = true;
+	}
+	spin_unlock_bh(&peer->lock);
+	rdma_auth_answer(conn);
+}
+
+/*
+ * Prove the key: sign the peer's fresh nonce (with ours and both ids).
+ * Once we have its nonce and our HELLO has gone out (the peer needs our
+ * nonce to check the answer, and the acceptor may hear the peer's HELLO
+ * before its own side of the connection is established).
+ */
+void rdma_auth_answer(struct rdma_conn *conn)
+{
+	struct rdma_peer *peer = conn->peer;
+	struct rdma_tp *tp = peer->tp;
+	u8 nonce[RDMA_NONCE_SIZE];
+	struct rdma_auth a;
+	bool go = false;
+
+	if (!ddsm_auth_on(&tp->auth))
+		return;
+	spin_lock_bh(&peer->lock);
+	if (peer->conn == conn && !conn->dying && conn->hello_sent &&
+	    conn->have_peer_nonce && !conn->auth_sent) {
+		conn->auth_sent = true;
+		memcpy(nonce, conn->peer_nonce, sizeof(nonce));
+		go = true;
+	}
+	spin_unlock_bh(&peer->lock);
+	if (go && !ddsm_auth_mac(&tp->auth, tp->t.self, peer->node, nonce,
+				 conn->nonce, a.mac))
+		rdma_send_on(conn, RDMA_T_AUTH, &a, sizeof(a));
+	memzero_explicit(&a, sizeof(a));
+}
+
+/* The peer's proof: verified, the core may hear "up". */
+static void handle_auth(struct rdma_peer *peer, struct rdma_conn *conn,
+			const void *p, u16 len)
+{
+	const struct rdma_auth *a = p;
+	struct rdma_tp *tp = peer->tp;
+
+	spin_lock_bh(&peer->lock);
+	if (peer->conn != conn || conn->dying) {
+		spin_unlock_bh(&peer->lock);
+		return;
+	}
+	if (!ddsm_auth_on(&tp->auth) || len != sizeof(*a) ||
+	    !conn->have_peer_nonce || conn->authed) {
+		rdma_auth_refuse(peer, conn, "an AUTH out of place");
+	} else if (!ddsm_auth_verify(&tp->auth, peer->node, tp->t.self,
+				     conn->nonce, conn->peer_nonce, a->mac)) {
+		rdma_auth_refuse(peer, conn,
+				 "authentication failed (its AUTH does not verify: another key)");
+	} else {
+		conn->authed = true;
+		pr_info("node %u (%s) authenticated\n", peer->node,
+			peer->addr_str);
+		queue_work(tp->wq, &conn->up_work);
 	}
 	spin_unlock_bh(&peer->lock);
 }
@@ -172,6 +251,9 @@ static void recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	case RDMA_T_HELLO:
 		handle_hello(peer, conn, h + 1, le16_to_cpu(h->len));
+		break;
+	case RDMA_T_AUTH:
+		handle_auth(peer, conn, h + 1, le16_to_cpu(h->len));
 		break;
 	default:	/* CREDIT, HEARTBEAT: the header said it all */
 		break;

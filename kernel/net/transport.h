@@ -82,6 +82,8 @@ struct ddsm_rdma_config {
 	u32 frames;			/* registered frame pool, in pages */
 	bool inject;			/* debugfs message injector */
 	struct dentry *debugfs;		/* where the self-test files go */
+	const u8 *auth_key;		/* cluster secret, or NULL (auth.h) */
+	u32 auth_key_len;
 };
 
 struct ddsm_transport *ddsm_rdma_create(const struct ddsm_rdma_config *cfg,

@@ -18,6 +18,7 @@ enum rdma_msg_type {
 	RDMA_T_HEARTBEAT,
 	RDMA_T_PING,		/* self-test: echo the payload back */
 	RDMA_T_PONG,
+	RDMA_T_AUTH,		/* HMAC over the peer's HELLO nonce (auth.c) */
 	RDMA_T_NR,
 };
 
@@ -39,12 +40,22 @@ struct rdma_hdr {
 #define RDMA_MAX_PAYLOAD	(RDMA_SLOT_SIZE - sizeof(struct rdma_hdr))
 #define RDMA_UNIT_SIZE		4096
 
+#define RDMA_NONCE_SIZE		16
+#define RDMA_MAC_SIZE		32	/* HMAC-SHA256 */
+#define RDMA_HELLO_AUTH		0x1	/* the sender has a cluster key */
+
 struct rdma_hello {
 	__le32 node_id;
 	__le32 nr_frames;
 	__le32 rkey;
-	__le32 rsvd;
+	__le32 flags;		/* RDMA_HELLO_AUTH */
 	__le64 iova;
+	u8 nonce[RDMA_NONCE_SIZE];	/* fresh per connection: what AUTH signs */
+};
+
+/* Proof of the cluster key: HMAC(key, "ddsm-auth-v1", from, to, nonces). */
+struct rdma_auth {
+	u8 mac[RDMA_MAC_SIZE];
 };
 
 /* rdma_cm private data on CONNECT_REQUEST. */
@@ -57,7 +68,7 @@ struct rdma_conn_req {
 };
 
 #define RDMA_CONN_MAGIC		0x6464736d
-#define RDMA_CONN_VERSION	1
+#define RDMA_CONN_VERSION	2	/* 2: HELLO nonce and AUTH */
 
 /*
  * Is @h a well-formed header for a receive of @byte_len bytes?  A message
@@ -75,7 +86,7 @@ bool ddsm_wire_hdr_valid(const struct rdma_hdr *h, u32 byte_len);
 int ddsm_wire_conn_req_check(const void *data, u32 len, u32 self,
 			     u32 nr_nodes);
 
-/* Check a HELLO from @node; 0 or -EPROTO. */
+/* Check a HELLO from @node (flags and length included); 0 or -EPROTO. */
 int ddsm_wire_hello_check(const void *data, u32 len, u32 node,
 			  u32 max_frames);
 

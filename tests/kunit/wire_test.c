@@ -123,7 +123,10 @@ static void wire_conn_req(struct kunit *test)
 	r.magic = cpu_to_le32(0);
 	KUNIT_EXPECT_EQ(test, -EPROTO, ddsm_wire_conn_req_check(&r, sizeof(r), 1, 3));
 	r = good_req(2, 3);
-	r.version = cpu_to_le16(2);
+	r.version = cpu_to_le16(RDMA_CONN_VERSION + 1);
+	KUNIT_EXPECT_EQ(test, -EPROTO, ddsm_wire_conn_req_check(&r, sizeof(r), 1, 3));
+	/* Version 1 had no HELLO nonce: it cannot authenticate. */
+	r.version = cpu_to_le16(1);
 	KUNIT_EXPECT_EQ(test, -EPROTO, ddsm_wire_conn_req_check(&r, sizeof(r), 1, 3));
 	r = good_req(2, 3);
 	r.rsvd = cpu_to_le16(1);
@@ -148,8 +151,14 @@ static void wire_hello(struct kunit *test)
 	h.nr_frames = 0;
 	KUNIT_EXPECT_EQ(test, -EPROTO, ddsm_wire_hello_check(&h, sizeof(h), 2, 512));
 	h.nr_frames = cpu_to_le32(256);
-	h.rsvd = cpu_to_le32(1);
+	h.flags = cpu_to_le32(RDMA_HELLO_AUTH);
+	KUNIT_EXPECT_EQ(test, 0, ddsm_wire_hello_check(&h, sizeof(h), 2, 512));
+	h.flags = cpu_to_le32(2);
 	KUNIT_EXPECT_EQ(test, -EPROTO, ddsm_wire_hello_check(&h, sizeof(h), 2, 512));
+	/* A version-1 HELLO (no nonce) is refused. */
+	h.flags = 0;
+	KUNIT_EXPECT_EQ(test, -EPROTO,
+			ddsm_wire_hello_check(&h, sizeof(h) - RDMA_NONCE_SIZE, 2, 512));
 }
 
 static struct kunit_case wire_cases[] = {

@@ -58,7 +58,8 @@ fi
 
 check "no peer ever declared dead here" \
 	bash -c "! $CTL status | grep -q ' deaths [1-9]'"
-check "dmesg: no 'dead' line" bash -c "! dmesg | grep -q 'ddsm: node .* dead'"
+# The decision's own line ("node N (addr) dead: ..."), not "slow, not dead".
+check "dmesg: no 'dead' line" bash -c "! dmesg | grep -qE 'ddsm: node [0-9]+ \([^)]*\) dead:'"
 check "no fault timed out (fault_timeouts 0)" \
 	bash -c "$CTL status | grep -q '^fault_timeouts: 0$'"
 check_no_sigbus
