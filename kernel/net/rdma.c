@@ -752,6 +752,7 @@ static void rdma_peer_info(struct ddsm_transport *t,
 	info->suspicions = atomic64_read(&peer->suspicions);
 	info->probes_ok = atomic64_read(&peer->probes_ok);
 	info->ctrl_sent = atomic64_read(&peer->ctrl_sent);
+	info->auth_failures = atomic64_read(&peer->auth_failures);
 	strscpy(info->addr, peer->addr_str, sizeof(info->addr));
 }
 

@@ -33,6 +33,10 @@ if [ "$ME" -ne "$LAST" ]; then
 	check "node$LAST without a key refused" \
 		wait_for 90 logged "node $LAST .*refused: it has no cluster key"
 	check "node$LAST with key A authenticated and up" wait_for 90 up_with $LAST
+	check "its refusals counted (ddsmctl status: auth_failures)" \
+		bash -c "$CTL status | grep -qE 'peer $LAST: node $LAST .* auth_failures [1-9]'"
+	check "none counted for node$other" \
+		bash -c "$CTL status | grep -qE 'peer $other: node $other .* auth_failures 0$'"
 else
 	check "insmod with a 5-byte key file fails" ins_fails auth_key=/tmp/key-short
 	check "dmesg: one line says why" logged "auth_key=/tmp/key-short: 5 bytes"

@@ -113,6 +113,7 @@ struct ddsm_status {
  * @suspicions:	out: times it was suspected (silent for half the timeout)
  * @probes_ok:	out: liveness probes (RDMA READs) it answered
  * @ctrl_sent:	out: credit returns and heartbeats sent to it
+ * @auth_failures: out: its connections refused for failing authentication
  */
 struct ddsm_peer_info {
 	__u32 index;
@@ -130,6 +131,7 @@ struct ddsm_peer_info {
 	__u64 suspicions;
 	__u64 probes_ok;
 	__u64 ctrl_sent;
+	__u64 auth_failures;
 };
 
 /**
