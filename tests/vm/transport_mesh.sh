@@ -109,7 +109,7 @@ rnd() { # N random bytes as hex, the first one never the wire magic 0xd5
 garbage=("$(rnd 40):bad header" "$(rnd 23):bad length"
 	"$(wire 0xd6 1 1):bad header" "$(wire 0xd5 99 1):bad type"
 	"$(wire 0xd5 0 1):bad type")
-bad_types=(99 0 7)		# RDMA_T_NR is 7
+bad_types=(99 0 8)		# RDMA_T_NR is 8 (7 is AUTH)
 for g in "${garbage[@]}"; do
 	err=$(bash -c 'echo "$1" >"$2"' _ "$NEXT msg ${g%%:*}" "$INJ" 2>&1)
 	check "inject to node$NEXT: ${g#*:} (${g%%:*})${err:+: $err}" test -z "$err"
