@@ -29,10 +29,10 @@ MULTIARCH=/usr/lib/x86_64-linux-gnu
 
 # Guest modules we ask for; their dependencies are added by deps_of.
 MODULES="crc32_generic virtio_pci virtio_net rdma_rxe ib_uverbs rdma_ucm
-	nfit nd_pmem nd_e820 nd_btt libnvdimm dax_pmem device_dax"
+	nfit nd_pmem nd_e820 nd_btt libnvdimm dax_pmem device_dax sch_netem"
 # Real userspace tools (they must not be shadowed by busybox applet links).
 TOOLS="bash ip rdma ibv_devices ibv_devinfo ibv_rc_pingpong rping
-	ib_send_lat ib_send_bw ib_read_lat ib_write_lat ib_write_bw ndctl"
+	ib_send_lat ib_send_bw ib_read_lat ib_write_lat ib_write_bw ndctl tc"
 
 log() { echo "build-initramfs: $*" >&2; }
 mkdir -p "$QDIR"

@@ -116,7 +116,16 @@ static void watch_peer(struct rdma_peer *peer, struct rdma_conn *conn)
 		return;
 	}
 	if (conn->probe_inflight) {
-		if (time_after(now, conn->probe_posted + timeout / 2))
+		/*
+		 * A probe of an earlier suspicion may still be out (a lossy
+		 * link retransmits it): it gets half a timeout from this
+		 * suspicion, not from when it was posted.
+		 */
+		unsigned long since = time_after(peer->suspect_since,
+						 conn->probe_posted) ?
+				      peer->suspect_since : conn->probe_posted;
+
+		if (time_after(now, since + timeout / 2))
 			declare_dead(peer, conn, "probe READ unanswered");
 		return;
 	}

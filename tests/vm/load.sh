@@ -17,6 +17,11 @@
 . "$(dirname "${BASH_SOURCE[0]}")/cluster_lib.sh"
 SECS=${LOAD_SECONDS:-180} FRAMES=${LOAD_CACHE_FRAMES:-128}
 
+# A lossy, slow link (tests/run.sh's lossy component): netem on eth0.
+if [ -n "${LOAD_NETEM:-}" ]; then
+	modprobe sch_netem 2>/dev/null
+	check "netem on eth0: $LOAD_NETEM" tc qdisc add dev eth0 root netem $LOAD_NETEM
+fi
 if ! insmod $DDSM/ddsm.ko node_id="$ME" nodes="$IPS" cache_frames="$FRAMES" ${LOAD_PARAMS:-}; then
 	nok "insmod ddsm.ko node_id=$ME nodes=$IPS cache_frames=$FRAMES"
 	exit 1
