@@ -116,6 +116,11 @@ static int cmd_status(struct ddsm *d, const char *dev)
 	C(home_waits);
 	C(fault_kills);
 	C(hold_expired);
+	C(units_lost);
+	C(units_restored);
+	C(orphans);
+	C(orphans_dropped);
+	C(lost_retries);
 	C(cache_frames);
 	C(fault_errors);
 #undef C

@@ -181,6 +181,7 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 				 msecs_to_jiffies(n->fault_timeout_ms);
 	struct mutex *cl = ddsm_cl_lock(n, unit);
 	bool drop = may_drop_lock(vmf, mkwrite);
+	long lost_retry_delay = msecs_to_jiffies(DDSM_LOST_RETRY_MS);
 	struct ddsm_stuck *stuck = &n->cl_stuck[ddsm_cl_hash(unit)];
 	struct ddsm_action buf[2];
 	struct ddsm_actions acts;
@@ -297,6 +298,18 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 					  VM_FAULT_SIGBUS);
 		}
 		err = event_error(n, unit, seq);
+		if (err == EAGAIN && time_before(jiffies, deadline)) {
+			/*
+			 * Lost with a node declared dead that may come back
+			 * with it (rejoin.c): ask again, within the bound.
+			 */
+			atomic64_inc(&n->stats.lost_retries);
+			schedule_timeout_killable(lost_retry_delay);
+			if (fatal_signal_pending(current))
+				return fault_done(n, unit, write, mkwrite,
+						  waited, VM_FAULT_SIGBUS);
+			continue;
+		}
 		if (err && err != EBUSY) {
 			pr_warn_ratelimited("ddsm: fault on unit %llu failed: %d\n",
 					    unit, -err);

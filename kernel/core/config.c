@@ -107,6 +107,8 @@ static int alloc_state(struct ddsm_node *n)
 	ddsm_cache_init(&n->cache, &n->space, n->cache.lines);
 	ddsm_dir_init(&n->dir, &n->space, n->dir.entries, homed, n->dir.pool,
 		      DDSM_DIR_WAIT_SLOTS);
+	n->dir.rejoin = n->params.rejoin_ms != 0;
+	n->cache.keep_orphans = n->params.rejoin_ms != 0;
 	return 0;
 }
 
@@ -144,6 +146,7 @@ void ddsm_node_unbuild(struct ddsm_node *n)
 		n->tp->ops->destroy(n->tp);
 	n->tp = NULL;
 	ddsm_holds_stop(n);
+	ddsm_rejoin_stop(n);
 	free_state(n);
 }
 

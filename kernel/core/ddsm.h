@@ -43,6 +43,7 @@
 #define DDSM_MAX_SIZE	(64ULL << 30)
 #define DDSM_HOLD_SLOTS	128	/* held lines tracked for the timer (hold.c) */
 #define DDSM_HOLD_MS	500	/* longest a held line waits for its access */
+#define DDSM_LOST_RETRY_MS 100	/* pause before asking again for a lost unit */
 
 /* What the module was loaded with; kept across reconfigurations. */
 struct ddsm_params {
@@ -56,6 +57,7 @@ struct ddsm_params {
 	u64 cache_frames;
 	bool inject;
 	struct dentry *debugfs;
+	unsigned int rejoin_ms;	/* 0: a node declared dead loses its data */
 	u8 *auth_key;		/* cluster key (key.c), or NULL */
 	u32 auth_key_len;
 };
@@ -80,7 +82,16 @@ struct ddsm_stats {
 	atomic64_t fault_kills;
 	atomic64_t hold_expired;
 	atomic64_t hold_skipped;
+	atomic64_t lost_retries;
 	atomic64_t drops[DDSM_MSG_VERDICT_NR];
+};
+
+/* Per peer (rejoin.c): when the window for its return closes. */
+struct ddsm_rejoin {
+	struct delayed_work work;
+	struct ddsm_node *n;
+	u32 node;
+	bool open;	/* it went down and the window has not closed */
 };
 
 /* Held lines (hold.c): when each began, so a timer can end it. */
@@ -116,6 +127,7 @@ struct ddsm_node {
 
 	wait_queue_head_t peer_wait;	/* faults waiting for a home to connect */
 	struct ddsm_holds holds;
+	struct ddsm_rejoin rejoin[DDSM_MAX_NODES];
 
 	struct mutex cl_locks[DDSM_CL_LOCKS];	/* cache line -> PTE, see above */
 	wait_queue_head_t cl_waits[DDSM_CL_LOCKS];
@@ -156,6 +168,12 @@ void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
 int ddsm_run_actions(struct ddsm_node *n, struct ddsm_actions *acts,
 		     struct page *data);
 void ddsm_peer_event(void *ctx, u32 node, bool up);
+
+/* core/rejoin.c: a peer declared dead that comes back with its data. */
+void ddsm_rejoin_init(struct ddsm_node *n);
+void ddsm_rejoin_stop(struct ddsm_node *n);
+void ddsm_rejoin_down(struct ddsm_node *n, u32 node);
+void ddsm_rejoin_up(struct ddsm_node *n, u32 node);
 
 /* core/hold.c: lines held for the access that waited for them. */
 void ddsm_holds_init(struct ddsm_node *n);

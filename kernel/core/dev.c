@@ -74,6 +74,12 @@ static void fill_status(struct ddsm_node *n, struct ddsm_status *st)
 	st->home_waits = atomic64_read(&n->stats.home_waits);
 	st->fault_kills = atomic64_read(&n->stats.fault_kills);
 	st->hold_expired = atomic64_read(&n->stats.hold_expired);
+	/* Proto counters: read without rx_lock, a torn value is harmless. */
+	st->units_lost = READ_ONCE(n->dir.stats.lost);
+	st->units_restored = READ_ONCE(n->dir.stats.restored);
+	st->orphans = READ_ONCE(n->cache.stats.orphans);
+	st->orphans_dropped = READ_ONCE(n->cache.stats.orphans_dropped);
+	st->lost_retries = atomic64_read(&n->stats.lost_retries);
 	st->evictions = atomic64_read(&n->stats.evictions);
 	st->cache_frames = atomic64_read(&n->frames.cached);
 	st->fault_errors = atomic64_read(&n->stats.fault_errors);

@@ -35,6 +35,7 @@ static unsigned int rdma_frames = 256;
 static bool inject;
 static unsigned long cache_frames = 65536;
 static char *auth_key = "";
+static unsigned int rejoin_ms = 30000;
 
 static int size_set(const char *val, const struct kernel_param *kp)
 {
@@ -77,6 +78,8 @@ module_param(peer_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(peer_timeout_ms, "Declare a silent peer dead after this long (default 3000)");
 module_param(reconnect_ms, uint, 0444);
 MODULE_PARM_DESC(reconnect_ms, "Retry a lost connection this often (default 1000)");
+module_param(rejoin_ms, uint, 0444);
+MODULE_PARM_DESC(rejoin_ms, "A node declared dead that returns within this long brings back the units it owned (default 30000; 0: they are lost)");
 module_param(rdma_frames, uint, 0444);
 MODULE_PARM_DESC(rdma_frames, "Pages in the frame pool peers may read and write (default 256, at most 512)");
 module_param(cache_frames, ulong, 0444);
@@ -153,6 +156,7 @@ static void ddsm_node_init_locks(struct ddsm_node *n)
 	init_waitqueue_head(&n->peer_wait);
 	init_rwsem(&n->cfg_sem);
 	ddsm_holds_init(n);
+	ddsm_rejoin_init(n);
 	for (i = 0; i < DDSM_CL_LOCKS; i++) {
 		mutex_init(&n->cl_locks[i]);
 		init_waitqueue_head(&n->cl_waits[i]);
@@ -193,6 +197,7 @@ static int __init ddsm_init(void)
 	n->params.rdma_frames = rdma_frames;
 	n->params.inject = inject;
 	n->params.cache_frames = cache_frames;
+	n->params.rejoin_ms = rejoin_ms;
 	n->fault_timeout_ms = fault_timeout_ms;
 	ddsm_node_init_locks(n);
 

@@ -192,8 +192,9 @@ void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
 }
 
 /*
- * A peer came back: a new incarnation that holds nothing, so it may take
- * part in outcomes again.
+ * A peer came back: a new incarnation that holds nothing, or the same one
+ * after a false death, with dirty copies to return (rejoin.c).  Either
+ * way it may take part in outcomes again.
  */
 static void peer_up(struct ddsm_node *n, u32 node)
 {
@@ -201,6 +202,7 @@ static void peer_up(struct ddsm_node *n, u32 node)
 	mutex_lock(&n->rx_lock);
 	ddsm_dir_node_up(&n->dir, node);
 	ddsm_cache_node_up(&n->cache, node);
+	ddsm_rejoin_up(n, node);
 	mutex_unlock(&n->rx_lock);
 	wake_up_all(&n->peer_wait);
 }
@@ -234,8 +236,11 @@ static void peer_down(struct ddsm_node *n, u32 node)
 			cond_resched();
 	}
 	mutex_unlock(&n->rx_lock);
-	pr_info("node %u gone: %llu units settled, %llu units now lost here\n",
-		node, changed, n->dir.stats.lost);
+	ddsm_rejoin_down(n, node);
+	pr_info("ddsm: node %u gone: %llu units settled, %llu units now lost here, %llu orphaned copies kept\n",
+		node, changed, n->dir.stats.lost - n->dir.stats.restored,
+		n->cache.stats.orphans - n->cache.stats.orphans_dropped -
+		n->cache.stats.orphans_returned);
 }
 
 void ddsm_peer_event(void *ctx, u32 node, bool up)

@@ -466,6 +466,14 @@ bool ddsm_cache_peer_lost(struct ddsm_cache *c, u64 unit, u32 node,
 			return true;
 		if (l->state != DDSM_C_S && l->state != DDSM_C_M)
 			return false;
+		if (l->state == DDSM_C_M && c->keep_orphans) {
+			/* Maybe the only current copy: keep it for home. */
+			l->gen++;
+			l->state = DDSM_C_MO;
+			c->stats.orphans++;
+			ddsm_act_add(acts, DDSM_ACT_ZAP, unit);
+			return true;
+		}
 		/* No home to keep this copy coherent: drop it. */
 		l->gen++;
 		l->state = DDSM_C_I;
@@ -495,8 +503,14 @@ bool ddsm_cache_home_lost(struct ddsm_cache *c, u64 unit, u8 err,
 		ddsm_act_add(acts, DDSM_ACT_ZAP, unit);
 		l->state = DDSM_C_I;
 		break;
-	case DDSM_C_SI_A:
 	case DDSM_C_MI_A:
+	case DDSM_C_SI_A:
+		if (l->state == DDSM_C_MI_A && c->keep_orphans) {
+			/* The data may never have reached home: keep it. */
+			l->state = DDSM_C_MO;
+			c->stats.orphans++;
+			break;
+		}
 		l->state = DDSM_C_I;
 		ddsm_act_add(acts, DDSM_ACT_FREE_FRAME, unit);
 		break;
@@ -508,11 +522,39 @@ bool ddsm_cache_home_lost(struct ddsm_cache *c, u64 unit, u8 err,
 	return true;
 }
 
+bool ddsm_cache_rejoin(struct ddsm_cache *c, u64 unit,
+		       struct ddsm_actions *acts)
+{
+	struct ddsm_cline *l = &c->lines[unit];
+
+	if (l->state != DDSM_C_MO || (c->dead & BIT_ULL(home_of(c, unit))))
+		return false;
+	c->stats.orphans_returned++;
+	start_event(c, l, unit, DDSM_MSG_EVICT_MODIFIED, DDSM_MF_DATA,
+		    DDSM_C_MI_A, acts);
+	return true;
+}
+
+bool ddsm_cache_drop_orphan(struct ddsm_cache *c, u64 unit,
+			    struct ddsm_actions *acts)
+{
+	struct ddsm_cline *l = &c->lines[unit];
+
+	if (l->state != DDSM_C_MO)
+		return false;
+	c->stats.orphans_dropped++;
+	l->state = DDSM_C_I;
+	l->err = EHOSTDOWN;
+	ddsm_act_add(acts, DDSM_ACT_FREE_FRAME, unit);
+	ddsm_act_add(acts, DDSM_ACT_WAKE, unit);
+	return true;
+}
+
 static const char *const cstate_names[DDSM_C_NR] = {
 	[DDSM_C_I] = "I", [DDSM_C_S] = "S", [DDSM_C_M] = "M",
 	[DDSM_C_IS_D] = "IS_D", [DDSM_C_IM_AD] = "IM_AD",
 	[DDSM_C_SM_AD] = "SM_AD", [DDSM_C_SI_A] = "SI_A",
-	[DDSM_C_MI_A] = "MI_A",
+	[DDSM_C_MI_A] = "MI_A", [DDSM_C_MO] = "MO",
 };
 
 const char *ddsm_cstate_name(u8 state)

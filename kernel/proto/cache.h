@@ -10,6 +10,9 @@
  *   SI_A   clean eviction sent, waiting for EVICT_ACK
  *   MI_A   dirty eviction sent, waiting for EVICT_ACK; the frame stays
  *          until then because a FETCH may still pick this node to supply
+ *   MO     orphan: a dirty copy (M or MI_A) whose home went away while
+ *          @keep_orphans; unmapped and kept, because a home that comes
+ *          back (a false death) has it marked lost and waits for it
  * Every transient state accepts INV/FETCH, so a forwarded request never
  * waits behind a local fault.
  *
@@ -35,6 +38,7 @@ enum ddsm_cstate {
 	DDSM_C_SM_AD,
 	DDSM_C_SI_A,
 	DDSM_C_MI_A,
+	DDSM_C_MO,
 	DDSM_C_NR,
 };
 
@@ -59,12 +63,16 @@ struct ddsm_cache_stats {
 	u64 fetches;
 	u64 nacks;
 	u64 proto_errors;
+	u64 orphans;		/* dirty copies kept when their home went away */
+	u64 orphans_returned;	/* ... and handed back when it returned */
+	u64 orphans_dropped;	/* ... and given up when it stayed away */
 };
 
 struct ddsm_cache {
 	const struct ddsm_space *space;
 	struct ddsm_cline *lines;	/* one per unit of the space */
 	u64 dead;			/* nodes declared dead, not back yet */
+	bool keep_orphans;		/* see DDSM_C_MO */
 	struct ddsm_cache_stats stats;
 };
 
@@ -118,6 +126,21 @@ bool ddsm_cache_release(struct ddsm_cache *c, u64 unit,
  */
 int ddsm_cache_handle(struct ddsm_cache *c, const struct ddsm_msg *m,
 		      struct ddsm_actions *acts);
+
+/*
+ * The home of @unit is back: give it the orphaned copy (an EVICT_MODIFIED
+ * with the data; home keeps it if it lost the unit to this node, and
+ * confirms either way).  Returns true if one went out.
+ */
+bool ddsm_cache_rejoin(struct ddsm_cache *c, u64 unit,
+		       struct ddsm_actions *acts);
+
+/*
+ * The home of @unit stayed away too long: drop the orphaned copy.  An
+ * access waiting for it fails with EHOSTDOWN.  Returns true if one was.
+ */
+bool ddsm_cache_drop_orphan(struct ddsm_cache *c, u64 unit,
+			    struct ddsm_actions *acts);
 
 /*
  * The unit's home is gone (dead, disconnected): fail whatever event this

@@ -171,6 +171,16 @@ static void grant_write(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 		      acts);
 }
 
+/* The only current copy of @e's unit may be with @node, declared dead. */
+static void mark_lost(struct ddsm_dir *d, struct ddsm_dir_entry *e, u32 node)
+{
+	if (e->lost)
+		return;
+	d->stats.lost++;
+	e->lost = 1;
+	e->lost_from = d->rejoin && node < DDSM_PROTO_MAX_NODES ? node + 1 : 0;
+}
+
 static void grant_evict(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 			const struct ddsm_msg *m, struct ddsm_actions *acts)
 {
@@ -182,6 +192,18 @@ static void grant_evict(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 		ddsm_act_add(acts, DDSM_ACT_STORE, m->unit);
 		e->copyset = 0;
 		e->state = DDSM_G_U;
+	} else if (m->type == DDSM_MSG_EVICT_MODIFIED && e->lost &&
+		   e->lost_from == m->requester + 1) {
+		/*
+		 * Back from a false death with the copy it owned: nobody was
+		 * granted the unit since it was lost, so this is current.
+		 */
+		ddsm_act_add(acts, DDSM_ACT_STORE, m->unit);
+		e->lost = 0;
+		e->lost_from = 0;
+		e->copyset = 0;
+		e->state = DDSM_G_U;
+		d->stats.restored++;
 	} else if (e->state == DDSM_G_S && (e->copyset & rbit)) {
 		/*
 		 * A clean drop, or a dirty one overtaken by a FETCH that already
@@ -203,7 +225,8 @@ static void grant(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 	d->stats.granted++;
 	if (e->lost && m->type != DDSM_MSG_EVICT_SHARED &&
 	    m->type != DDSM_MSG_EVICT_MODIFIED) {
-		nack(d, m, EIO, acts);
+		/* Its data may come back with the node that holds it. */
+		nack(d, m, e->lost_from ? EAGAIN : EIO, acts);
 		return;
 	}
 	switch (m->type) {
@@ -300,6 +323,7 @@ static void write_unlock(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 		e->owner = e->wholder;
 		e->state = DDSM_G_M;
 		e->lost = 0;
+		e->lost_from = 0;
 	} else {
 		/* A failed write: every other copy was already taken. */
 		if (e->state == DDSM_G_M) {
@@ -307,9 +331,7 @@ static void write_unlock(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 			 * Taken from an owner (FETCH_INV) whose data never
 			 * reached the requester: it died with the owner.
 			 */
-			if (!e->lost)
-				d->stats.lost++;
-			e->lost = 1;
+			mark_lost(d, e, e->owner);
 		}
 		e->copyset = 0;
 		e->state = DDSM_G_U;
@@ -406,9 +428,7 @@ static void entry_node_dead(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 	if (e->copyset & bit) {
 		if (e->state == DDSM_G_M) {
 			/* Its dirty copy was the only current one. */
-			if (!e->lost)
-				d->stats.lost++;
-			e->lost = 1;
+			mark_lost(d, e, node);
 			e->copyset = 0;
 			e->state = DDSM_G_U;
 			/* A pending writeback from it will never come. */
@@ -422,9 +442,7 @@ static void entry_node_dead(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 	if (e->wlocked && e->wholder == node && !e->unlock_seen) {
 		if (e->wtype != DDSM_MSG_READ_MISS) {
 			/* It may have written before dying: nobody can tell. */
-			if (!e->lost)
-				d->stats.lost++;
-			e->lost = 1;
+			mark_lost(d, e, node);
 			e->wb_pending = 0;
 		}
 		/* Finish its event on its behalf, as failed. */
@@ -451,6 +469,14 @@ void ddsm_dir_reclaim(struct ddsm_dir *d, u64 unit, u32 node,
 
 	if (e && node < DDSM_PROTO_MAX_NODES)
 		entry_node_dead(d, e, node, acts);
+}
+
+void ddsm_dir_forget(struct ddsm_dir *d, u64 unit, u32 node)
+{
+	struct ddsm_dir_entry *e = entry_of(d, unit);
+
+	if (e && e->lost && e->lost_from == node + 1)
+		e->lost_from = 0;
 }
 
 void ddsm_dir_node_up(struct ddsm_dir *d, u32 node)

@@ -38,7 +38,7 @@ struct ddsm_dir_entry {
 	u8 unlock_seen;	/* M -> S: requester's UNLOCK in, writeback not */
 	u8 lost;	/* the only current copy died with its node: EIO */
 	u8 unlock_ok;	/* the write-lock holder's UNLOCK reported success */
-	u8 pad;
+	u8 lost_from;	/* lost with this node + 1, which may bring it back */
 };
 
 struct ddsm_dir_wait {
@@ -53,6 +53,7 @@ struct ddsm_dir_stats {
 	u64 unlocks;
 	u64 proto_errors;	/* messages that make no sense in the entry's state */
 	u64 lost;		/* units whose only current copy died */
+	u64 restored;		/* lost units a returning node brought back */
 };
 
 struct ddsm_dir {
@@ -64,6 +65,7 @@ struct ddsm_dir {
 	u32 free;		/* free list: pool index + 1 */
 	u32 pool_used;
 	u64 dead;		/* nodes declared dead and not back yet */
+	bool rejoin;		/* a node declared dead may return with its data */
 	struct ddsm_dir_stats stats;
 };
 
@@ -95,8 +97,19 @@ void ddsm_dir_node_dead(struct ddsm_dir *d, u32 node);
 /* The per-unit part of the above, so callers bound the actions per call. */
 void ddsm_dir_reclaim(struct ddsm_dir *d, u64 unit, u32 node,
 		      struct ddsm_actions *acts);
-/* @node is back (a new incarnation, with nothing cached). */
+/* @node is back (a new incarnation, or the same one after a false death). */
 void ddsm_dir_node_up(struct ddsm_dir *d, u32 node);
+
+/*
+ * Rejoin (@d->rejoin): a node declared dead may have been alive all along
+ * (frozen, partitioned) and still hold the only current copy of units it
+ * owned.  Such a unit is lost with a note of that node: requests for it
+ * are refused with EAGAIN (retry within your bound) instead of EIO, and
+ * the node's dirty eviction of it (EVICT_MODIFIED, sent when it is back)
+ * restores the data and the unit.  ddsm_dir_forget() closes the window
+ * for one unit: from then on it is lost for good (EIO).
+ */
+void ddsm_dir_forget(struct ddsm_dir *d, u64 unit, u32 node);
 
 /* The entry of a unit homed here, or NULL. */
 const struct ddsm_dir_entry *ddsm_dir_entry(const struct ddsm_dir *d,

@@ -337,7 +337,6 @@ static inline void check_quiescent(struct sim *s)
 	KUNIT_EXPECT_EQ(s->test, s->overflow, 0U);
 }
 
-
 /* @node dies: its own channels and everything sent to it are lost. */
 static inline void sim_kill(struct sim *s, u32 node)
 {
@@ -351,23 +350,71 @@ static inline void sim_kill(struct sim *s, u32 node)
 	}
 }
 
-/* @node learns that @dead is gone: kernel/core/rx.c peer_down(). */
-static inline void sim_detect(struct sim *s, u32 node, u32 dead)
+/* @node runs kernel/core/rx.c peer_down() for @gone (alive or not). */
+static inline void sim_peer_down(struct sim *s, u32 node, u32 gone)
 {
 	struct sim_node *n = &s->n[node];
 	struct ddsm_actions acts;
 	u64 unit;
 
-	KUNIT_ASSERT_FALSE(s->test, s->alive & (1u << dead));
-	s->ch[dead][node].len = 0;
-	ddsm_dir_node_dead(&n->dir, dead);
-	ddsm_cache_node_dead(&n->cache, dead);
+	ddsm_dir_node_dead(&n->dir, gone);
+	ddsm_cache_node_dead(&n->cache, gone);
 	for (unit = 0; unit < s->units; unit++) {
 		ddsm_actions_init(&acts, s->abuf, DDSM_MAX_ACTIONS);
 		if (ddsm_unit_home(&n->space, unit) == node)
-			ddsm_dir_reclaim(&n->dir, unit, dead, &acts);
-		ddsm_cache_peer_lost(&n->cache, unit, dead, &acts);
+			ddsm_dir_reclaim(&n->dir, unit, gone, &acts);
+		ddsm_cache_peer_lost(&n->cache, unit, gone, &acts);
 		run_actions(s, node, &acts, 0);
+	}
+}
+
+/* @node learns that @dead is gone: kernel/core/rx.c peer_down(). */
+static inline void sim_detect(struct sim *s, u32 node, u32 dead)
+{
+	KUNIT_ASSERT_FALSE(s->test, s->alive & (1u << dead));
+	s->ch[dead][node].len = 0;
+	sim_peer_down(s, node, dead);
+}
+
+/*
+ * A false death: @a and @b are both alive but their connection is torn
+ * down (one declared the other dead); what was in flight between them is
+ * lost and each settles the other.
+ */
+static inline void sim_cut(struct sim *s, u32 a, u32 b)
+{
+	s->ch[a][b].len = 0;
+	s->ch[b][a].len = 0;
+	sim_peer_down(s, a, b);
+	sim_peer_down(s, b, a);
+}
+
+/* @node hears that @back is up again: rx.c peer_up() with rejoin.c. */
+static inline void sim_peer_up(struct sim *s, u32 node, u32 back)
+{
+	struct sim_node *n = &s->n[node];
+	struct ddsm_actions acts;
+	u64 unit;
+
+	ddsm_dir_node_up(&n->dir, back);
+	ddsm_cache_node_up(&n->cache, back);
+	for (unit = 0; unit < s->units; unit++) {
+		if (ddsm_unit_home(&n->space, unit) != back)
+			continue;
+		ddsm_actions_init(&acts, s->abuf, DDSM_MAX_ACTIONS);
+		ddsm_cache_rejoin(&n->cache, unit, &acts);
+		run_actions(s, node, &acts, 0);
+	}
+}
+
+/* Every node keeps orphans and every home waits for them (rejoin_ms). */
+static inline void sim_enable_rejoin(struct sim *s)
+{
+	u32 i;
+
+	for (i = 0; i < s->nodes; i++) {
+		s->n[i].dir.rejoin = true;
+		s->n[i].cache.keep_orphans = true;
 	}
 }
 

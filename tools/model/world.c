@@ -1076,7 +1076,7 @@ void world_canon(struct world *w, bool rename_seq)
 		for (k = 0; k < n->dir.nr_entries; k++) {
 			struct ddsm_dir_entry *e = &n->entries[k];
 
-			e->pad = 0;
+			e->lost_from = 0;
 			if (cfg.raw)
 				continue;
 			/* Fields read only under the write lock / in state M. */

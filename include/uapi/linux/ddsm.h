@@ -70,6 +70,13 @@ enum ddsm_peer_state {
  * @fault_kills:	faults whose task was killed while they waited
  * @hold_expired:	completed misses whose waiting access did not run
  *			within 500 ms, so home was unlocked without it
+ * @units_lost:		units homed here whose only current copy went with a
+ *			node declared dead
+ * @units_restored:	... that the node brought back when it returned
+ * @orphans:		dirty copies kept here when their home went away
+ * @orphans_dropped:	... dropped because it stayed away past rejoin_ms
+ * @lost_retries:	faults told to retry because a lost unit's data
+ *			may come back
  */
 struct ddsm_status {
 	__u32 abi_version;
@@ -94,6 +101,11 @@ struct ddsm_status {
 	__u64 home_waits;
 	__u64 fault_kills;
 	__u64 hold_expired;
+	__u64 units_lost;
+	__u64 units_restored;
+	__u64 orphans;
+	__u64 orphans_dropped;
+	__u64 lost_retries;
 };
 
 /**
