@@ -139,6 +139,34 @@ print("\n".join(l for l in lines if not l.startswith("(qemu)")))
 PY
 }
 
+# cl_freeze I MS: stop node I whole, resume it MS ms later, print how long
+# it was stopped (ms, from the monitor's answers).  One connection, so a
+# slow host adds no Python start-up to the freeze.
+cl_freeze() {
+	python3 - "$CL_RUN/node$1.mon" "$2" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(10)
+s.connect(sys.argv[1])
+def prompt():
+    out = b""
+    while not out.endswith(b"(qemu) "):
+        d = s.recv(4096)
+        if not d:
+            break
+        out += d
+    return out
+prompt()
+s.sendall(b"stop\n")
+prompt()
+t0 = time.monotonic()
+time.sleep(int(sys.argv[2]) / 1000)
+s.sendall(b"cont\n")
+prompt()
+print(int((time.monotonic() - t0) * 1000))
+PY
+}
+
 cl_alive() { [ -n "${CL_QPID[$1]:-}" ] && kill -0 "${CL_QPID[$1]}" 2>/dev/null; }
 
 # cl_send I LINE: one control line to node I (O_RDWR open never blocks).

@@ -10,7 +10,7 @@
 # Expects `make stage` to have run (the Makefile's `check` target does).
 # Variables: BUILD_DIR (default ./build), DDSM_TESTS (space-separated subset
 # of: kunit model one_node three_node transport peer_death home_death
-# configure auth late_home evict sigkill coherence load pause litmus;
+# configure auth late_home evict sigkill coherence load pause rejoin litmus;
 # default all).
 # LOAD_SECONDS, LOAD_HOG and LOAD_NODES tune the load component (make soak).
 set -uo pipefail
@@ -19,7 +19,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 RESULTS=$BUILD_DIR/results
 DDSM_TESTS=${DDSM_TESTS:-"kunit model one_node three_node transport peer_death home_death configure
-	auth late_home evict sigkill coherence load pause litmus"}
+	auth late_home evict sigkill coherence load pause rejoin litmus"}
 export BUILD_DIR
 mkdir -p "$RESULTS"
 
@@ -97,10 +97,18 @@ for t in $DDSM_TESTS; do
 			--name auth -- bash /ddsm/tests/auth.sh ;;
 	pause)
 		# Slow is not dead: the host freezes node 1, then node 2, for
-		# 2 s each (QEMU monitor) while all three run the load test.
+		# 4.5 s each (QEMU monitor) while all three run the load test
+		# with a 7 s peer timeout: suspected at 3.5 s of silence, and
+		# 2.5 s left for a resumed guest on a busy host to answer.
 		run_component pause bash "$ROOT/qemu/cluster.sh" -n 3 -t 1200 \
-			--name pause --during "bash $ROOT/tests/vm/pause_host.sh" -- \
-			"LOAD_SECONDS=60 LOAD_HOG=0 bash /ddsm/tests/load.sh" ;;
+			--name pause --during "PAUSE_MS=4500 bash $ROOT/tests/vm/pause_host.sh" -- \
+			"LOAD_SECONDS=60 LOAD_HOG=0 LOAD_PARAMS=peer_timeout_ms=7000 bash /ddsm/tests/load.sh" ;;
+	rejoin)
+		# A false death: node 2 frozen for 8 s (peer timeout 3 s) with
+		# dirty units; nothing it or the others wrote may be lost.
+		run_component rejoin bash "$ROOT/qemu/cluster.sh" -n 3 -t 900 \
+			--name rejoin --during "bash $ROOT/tests/vm/rejoin_host.sh" -- \
+			bash /ddsm/tests/rejoin.sh ;;
 	litmus)
 		# Four nodes so that IRIW's four threads each get their own.
 		run_component litmus bash "$ROOT/qemu/cluster.sh" -n 4 -t 2400 \
