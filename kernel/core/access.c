@@ -128,7 +128,7 @@ static int wait_for_home(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 	if (left <= 0 && home_connecting(n, home)) {
 		atomic64_inc(&n->stats.fault_timeouts);
 		pr_warn_ratelimited("ddsm: fault on unit %llu: home node %u not connected within %u ms\n",
-				    unit, home, n->fault_timeout_ms);
+				    unit, home, ddsm_fault_timeout_ms());
 		return -ETIMEDOUT;
 	}
 	return 0;
@@ -177,8 +177,8 @@ static void make_room(struct ddsm_node *n)
 vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 		       bool write, bool mkwrite)
 {
-	unsigned long deadline = jiffies +
-				 msecs_to_jiffies(n->fault_timeout_ms);
+	unsigned int timeout_ms = ddsm_fault_timeout_ms();
+	unsigned long deadline = jiffies + msecs_to_jiffies(timeout_ms);
 	struct mutex *cl = ddsm_cl_lock(n, unit);
 	bool drop = may_drop_lock(vmf, mkwrite);
 	long lost_retry_delay = msecs_to_jiffies(DDSM_LOST_RETRY_MS);
@@ -293,7 +293,7 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 		if (!left && !event_over(n, unit, seq, write)) {
 			atomic64_inc(&n->stats.fault_timeouts);
 			pr_warn_ratelimited("ddsm: fault on unit %llu timed out after %u ms\n",
-					    unit, n->fault_timeout_ms);
+					    unit, timeout_ms);
 			return fault_done(n, unit, write, mkwrite, waited,
 					  VM_FAULT_SIGBUS);
 		}

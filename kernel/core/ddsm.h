@@ -140,8 +140,10 @@ struct ddsm_node {
 	struct inode *inode;		/* owns the module-wide mapping */
 	struct address_space *mapping;	/* every open file maps through it */
 	struct miscdevice misc;
-	unsigned int fault_timeout_ms;
 };
+
+/* core/main.c: the fault_timeout_ms parameter, as it is now. */
+unsigned int ddsm_fault_timeout_ms(void);
 
 static inline unsigned int ddsm_cl_hash(u64 unit)
 {

@@ -62,8 +62,31 @@ module_param_cb(size, &size_ops, &size, 0444);
 MODULE_PARM_DESC(size, "Bytes of global space, K/M/G suffixes allowed (default 256M, at most 64G)");
 module_param(mode, ushort, 0444);
 MODULE_PARM_DESC(mode, "Permissions of /dev/ddsm (default 0600)");
-module_param(fault_timeout_ms, uint, 0644);
-MODULE_PARM_DESC(fault_timeout_ms, "A fault waiting longer than this gets SIGBUS (default 10000)");
+/* Writable at run time: every fault reads it when it starts waiting. */
+static int fault_timeout_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v) || v < 100 || v > 3600000) {
+		pr_err("fault_timeout_ms=%s: must be 100..3600000\n", val);
+		return -EINVAL;
+	}
+	WRITE_ONCE(fault_timeout_ms, v);
+	return 0;
+}
+
+static const struct kernel_param_ops fault_timeout_ops = {
+	.set = fault_timeout_set,
+	.get = param_get_uint,
+};
+
+unsigned int ddsm_fault_timeout_ms(void)
+{
+	return READ_ONCE(fault_timeout_ms);
+}
+
+module_param_cb(fault_timeout_ms, &fault_timeout_ops, &fault_timeout_ms, 0644);
+MODULE_PARM_DESC(fault_timeout_ms, "A fault waiting longer than this gets SIGBUS (default 10000, 100..3600000, writable at run time)");
 module_param(home_policy, charp, 0444);
 MODULE_PARM_DESC(home_policy, "Unit placement: interleave (round robin) or range (contiguous slices)");
 module_param(node_id, uint, 0444);
@@ -198,7 +221,6 @@ static int __init ddsm_init(void)
 	n->params.inject = inject;
 	n->params.cache_frames = cache_frames;
 	n->params.rejoin_ms = rejoin_ms;
-	n->fault_timeout_ms = fault_timeout_ms;
 	ddsm_node_init_locks(n);
 
 	nr = ddsm_parse_nodes(nodes, port, addrs);

@@ -121,5 +121,5 @@ void ddsm_rejoin_up(struct ddsm_node *n, u32 node)
 			node, sent);
 	if (n->rejoin[node].open)
 		mod_delayed_work(system_wq, &n->rejoin[node].work,
-				 msecs_to_jiffies(n->fault_timeout_ms));
+				 msecs_to_jiffies(ddsm_fault_timeout_ms()));
 }

@@ -9,7 +9,7 @@
 #   qemu/cluster.sh -n 3 -t 300 --name late-home -- bash /ddsm/tests/late_home.sh
 
 . "$(dirname "${BASH_SOURCE[0]}")/cluster_lib.sh"
-LATE=$((N - 1)) LATE_S=${LATE_S:-6}
+LATE=$((N - 1)) LATE_S=${LATE_S:-8}
 
 if [ "$ME" -eq "$LATE" ]; then
 	sleep "$LATE_S"
@@ -26,10 +26,22 @@ out=$($CTL wait --timeout 0.5 2>&1)
 rc=$?
 check "ddsmctl wait --timeout 0.5 fails while node$LATE is late (exit $rc: $out)" \
 	eval '[ $rc -eq 1 ] && [[ $out == *" $LATE ("* ]]'
+# fault_timeout_ms is read by every fault as it starts: 300 ms now means
+# SIGBUS well before the 10 s default; 0 and other nonsense are refused.
+P=/sys/module/ddsm/parameters/fault_timeout_ms
+check "fault_timeout_ms=0 refused (EINVAL)" bash -c "! echo 0 2>/dev/null >$P"
+check "fault_timeout_ms=abc refused" bash -c "! echo abc 2>/dev/null >$P"
+check "fault_timeout_ms still 10000 ($(cat $P))" test "$(cat $P)" = 10000
+check "fault_timeout_ms=300 at run time" bash -c "echo 300 >$P"
+run ddsm-test-latehome-timeout 30 $TESTS/ddsm-test-latehome "$ME" "$N" "$LATE" \
+	--sigbus-within 3000
+echo 10000 >$P
 run ddsm-test-latehome 120 $TESTS/ddsm-test-latehome "$ME" "$N" "$LATE"
 check "ddsmctl wait --timeout 60 then succeeds" $CTL wait --timeout 60
 check "the wait was counted (home_waits > 0)" \
 	bash -c "$CTL status | grep -q '^home_waits: [1-9]'"
-check_no_sigbus
+# One SIGBUS, the timed-out fault above; no other.
+check "only the timed-out fault gave SIGBUS (fault_errors 1)" \
+	bash -c "$CTL status | grep -q '^fault_errors: 1$'"
 [ $failed -eq 0 ] || diag
 exit $failed

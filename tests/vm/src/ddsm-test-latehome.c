@@ -11,6 +11,10 @@
  * mmap_lock for writing.  Checks: the read returns 0 and the write
  * sticks (no SIGBUS), the fault did wait (the home was late), and no
  * munmap took more than a second during that wait.
+ *
+ * usage: ddsm-test-latehome NODE_ID NR_NODES LATE_NODE --sigbus-within MS
+ * Another unit homed on LATE_NODE must raise SIGBUS within MS ms (the
+ * caller lowered fault_timeout_ms at run time first).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,8 +30,40 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <setjmp.h>
 #include "libddsm.h"
 #include "test_common.h"
+
+static sigjmp_buf bus_jb;
+
+static void bus_jump(int sig)
+{
+	(void)sig;
+	siglongjmp(bus_jb, 1);
+}
+
+/* Read a unit homed on @late: it must give SIGBUS within @ms. */
+static int sigbus_within(struct ddsm *d, unsigned long unit, unsigned long ms)
+{
+	volatile uint64_t *p = (volatile uint64_t *)
+		map_window(d, unit * DDSM_UNIT_SIZE, DDSM_UNIT_SIZE);
+	struct sigaction sa;
+	uint64_t t0;
+	int bus = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = bus_jump;
+	sigaction(SIGBUS, &sa, NULL);
+	t0 = now_ns();
+	if (sigsetjmp(bus_jb, 1) == 0)
+		(void)*p;
+	else
+		bus = 1;
+	tap(bus && now_ns() - t0 < ms * 1000000ull,
+	    "a fault on late unit %lu got SIGBUS within %lu ms: %s after %.2f s",
+	    unit, ms, bus ? "SIGBUS" : "no SIGBUS", (now_ns() - t0) / 1e9);
+	return tap_failed ? 1 : 0;
+}
 
 static volatile uint64_t *word;
 static volatile bool fault_done;
@@ -54,7 +90,7 @@ int main(int argc, char **argv)
 	struct ddsm d;
 	char *win;
 
-	if (argc != 4) {
+	if (argc != 4 && !(argc == 6 && !strcmp(argv[4], "--sigbus-within"))) {
 		fprintf(stderr, "usage: %s NODE_ID NR_NODES LATE_NODE\n",
 			argv[0]);
 		return 2;
@@ -71,6 +107,9 @@ int main(int argc, char **argv)
 		perror("ddsm_open");
 		return 1;
 	}
+	if (argc == 6)
+		return sigbus_within(&d, late + nodes * (40 + me),
+				     parse_ul(argv[5], "ms"));
 	/* A unit homed on the late node (interleave), one per reader. */
 	unit = late + nodes * (8 + me);
 	win = map_window(&d, unit * DDSM_UNIT_SIZE, DDSM_UNIT_SIZE);
