@@ -65,6 +65,8 @@ static struct ddsm_transport *make_transport(struct ddsm_node *n,
 	cfg->debugfs = n->params.debugfs;
 	cfg->auth_key = n->params.auth_key;
 	cfg->auth_key_len = n->params.auth_key_len;
+	cfg->space_size = n->space.size;
+	cfg->home_policy = n->space.policy;
 	tp = ddsm_rdma_create(cfg, ddsm_rx, ddsm_peer_event, n);
 	kfree(cfg);
 	return tp;

@@ -157,6 +157,8 @@ static void reg_done(struct ib_cq *cq, struct ib_wc *wc)
 		.flags = cpu_to_le32(ddsm_auth_on(&tp->auth) ?
 				     RDMA_HELLO_AUTH : 0),
 		.iova = cpu_to_le64(conn->mr->iova),
+		.space_size = cpu_to_le64(tp->space_size),
+		.home_policy = cpu_to_le32(tp->home_policy),
 	};
 
 	memcpy(hello.nonce, conn->nonce, sizeof(hello.nonce));
@@ -903,6 +905,8 @@ struct ddsm_transport *ddsm_rdma_create(const struct ddsm_rdma_config *cfg,
 	tp->heartbeat_ms = max(cfg->heartbeat_ms, 10U);
 	tp->peer_timeout_ms = max(cfg->peer_timeout_ms, 2 * tp->heartbeat_ms);
 	tp->reconnect_ms = max(cfg->reconnect_ms, 10U);
+	tp->space_size = cfg->space_size;
+	tp->home_policy = cfg->home_policy;
 	for (i = 0; i < cfg->nr_nodes; i++) {
 		struct rdma_peer *peer = &tp->peers[i];
 

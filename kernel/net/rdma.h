@@ -231,6 +231,8 @@ struct rdma_tp {
 	unsigned int peer_timeout_ms;
 	unsigned int reconnect_ms;
 	struct ddsm_auth auth;		/* the cluster key, if one was given */
+	u64 space_size;			/* must match every peer's (HELLO) */
+	u32 home_policy;
 
 	/* Registered frame pool: the only memory peers can reach. */
 	struct page **frames;
@@ -266,6 +268,8 @@ void rdma_queue_event(struct rdma_tp *tp, struct rdma_event *ev);
 int rdma_rx_start(struct rdma_tp *tp);
 void rdma_rx_stop(struct rdma_tp *tp);
 
+void rdma_refuse(struct rdma_peer *peer, struct rdma_conn *conn,
+		 const char *why);
 void rdma_auth_refuse(struct rdma_peer *peer, struct rdma_conn *conn,
 		      const char *why);
 void rdma_auth_answer(struct rdma_conn *conn);

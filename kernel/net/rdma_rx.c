@@ -62,14 +62,39 @@ static void repost(struct rdma_conn *conn, struct rdma_rx *rx)
 	spin_unlock_bh(&peer->lock);
 }
 
+/* With peer->lock held: the peer may not join; it retries, we log again. */
+void rdma_refuse(struct rdma_peer *peer, struct rdma_conn *conn,
+		 const char *why)
+{
+	pr_warn_ratelimited("node %u (%s) refused: %s\n", peer->node,
+			    peer->addr_str, why);
+	rdma_conn_fail(conn, DDSM_PEER_DOWN, "refused");
+}
+
 /* With peer->lock held: the peer failed authentication. */
 void rdma_auth_refuse(struct rdma_peer *peer, struct rdma_conn *conn,
 		      const char *why)
 {
 	atomic64_inc(&peer->auth_failures);
-	pr_warn_ratelimited("node %u (%s) refused: %s\n", peer->node,
-			    peer->addr_str, why);
-	rdma_conn_fail(conn, DDSM_PEER_DOWN, "authentication failed");
+	rdma_refuse(peer, conn, why);
+}
+
+/* With peer->lock held: does the peer see the same global space? */
+static bool same_space(struct rdma_peer *peer, struct rdma_conn *conn,
+		       const struct rdma_hello *h)
+{
+	struct rdma_tp *tp = peer->tp;
+	u64 size = le64_to_cpu(h->space_size);
+	u32 policy = le32_to_cpu(h->home_policy);
+	char why[160];
+
+	if (size == tp->space_size && policy == tp->home_policy)
+		return true;
+	snprintf(why, sizeof(why),
+		 "its space is size=%llu home_policy=%u, ours size=%llu home_policy=%u",
+		 size, policy, tp->space_size, tp->home_policy);
+	rdma_refuse(peer, conn, why);
+	return false;
 }
 
 static void handle_hello(struct rdma_peer *peer, struct rdma_conn *conn,
@@ -85,6 +110,10 @@ static void handle_hello(struct rdma_peer *peer, struct rdma_conn *conn,
 	}
 	theirs = le32_to_cpu(h->flags) & RDMA_HELLO_AUTH;
 	spin_lock_bh(&peer->lock);
+	if (peer->conn == conn && !conn->dying && !same_space(peer, conn, h)) {
+		spin_unlock_bh(&peer->lock);
+		return;
+	}
 	if (peer->conn == conn && !conn->dying && theirs != ours) {
 		rdma_auth_refuse(peer, conn, ours ?
 				 "it has no cluster key (auth_key)" :

@@ -86,10 +86,12 @@ static u32 pattern_crc(struct rdma_tp *tp, u32 seed, struct page *scratch)
 static void inbound_slice(u32 frames, u32 nodes, u32 writer, u32 *base,
 			  u32 *len)
 {
-	u32 per = (frames - TEST_PATTERN_FRAMES) / (2 * nodes);
+	/* A pool too small for slices (rdma_frames=1..16) has none. */
+	u32 per = frames > TEST_PATTERN_FRAMES ?
+		  (frames - TEST_PATTERN_FRAMES) / (2 * nodes) : 0;
 
 	*len = per;
-	*base = TEST_PATTERN_FRAMES + writer * per;
+	*base = min(frames, TEST_PATTERN_FRAMES + writer * per);
 }
 
 /* Local frames nobody else writes: [*base, *base + *len). */
@@ -99,7 +101,7 @@ static void scratch_area(struct rdma_tp *tp, u32 *base, u32 *len)
 
 	inbound_slice(tp->nr_frames, tp->nr_nodes, tp->nr_nodes, &b, &l);
 	*base = b;
-	*len = tp->nr_frames - b;
+	*len = tp->nr_frames > b ? tp->nr_frames - b : 0;
 }
 
 static u8 ping_byte(u64 cookie, u32 i)
@@ -404,6 +406,9 @@ static int run_check(struct rdma_test *t, u32 node, u32 idx, u32 seed)
 	u64 ns;
 	int ret;
 
+	/* It needs the last frame and the one before it. */
+	if (tp->nr_frames < 2)
+		return -EINVAL;
 	ret = sync_io(t, node, false, scratch, idx, &ns);
 	if (ret)
 		return ret;

@@ -84,6 +84,9 @@ struct ddsm_rdma_config {
 	struct dentry *debugfs;		/* where the self-test files go */
 	const u8 *auth_key;		/* cluster secret, or NULL (auth.h) */
 	u32 auth_key_len;
+	/* The global space: a peer that sees another one is refused. */
+	u64 space_size;
+	u32 home_policy;
 };
 
 struct ddsm_transport *ddsm_rdma_create(const struct ddsm_rdma_config *cfg,

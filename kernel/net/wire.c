@@ -49,7 +49,7 @@ int ddsm_wire_hello_check(const void *data, u32 len, u32 node,
 	if (len != sizeof(*h) || le32_to_cpu(h->node_id) != node ||
 	    !le32_to_cpu(h->nr_frames) ||
 	    le32_to_cpu(h->nr_frames) > max_frames ||
-	    (le32_to_cpu(h->flags) & ~RDMA_HELLO_AUTH))
+	    (le32_to_cpu(h->flags) & ~RDMA_HELLO_AUTH) || h->rsvd)
 		return -EPROTO;
 	return 0;
 }

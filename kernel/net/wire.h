@@ -51,6 +51,10 @@ struct rdma_hello {
 	__le32 flags;		/* RDMA_HELLO_AUTH */
 	__le64 iova;
 	u8 nonce[RDMA_NONCE_SIZE];	/* fresh per connection: what AUTH signs */
+	/* The global space as the sender sees it: both must agree. */
+	__le64 space_size;
+	__le32 home_policy;
+	__le32 rsvd;
 };
 
 /* Proof of the cluster key: HMAC(key, "ddsm-auth-v1", from, to, nonces). */

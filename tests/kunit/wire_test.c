@@ -159,6 +159,8 @@ static void wire_hello(struct kunit *test)
 	h.flags = 0;
 	KUNIT_EXPECT_EQ(test, -EPROTO,
 			ddsm_wire_hello_check(&h, sizeof(h) - RDMA_NONCE_SIZE, 2, 512));
+	h.rsvd = cpu_to_le32(1);
+	KUNIT_EXPECT_EQ(test, -EPROTO, ddsm_wire_hello_check(&h, sizeof(h), 2, 512));
 }
 
 static struct kunit_case wire_cases[] = {

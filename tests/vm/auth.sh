@@ -7,7 +7,8 @@
 #   1. a key file that is too short: insmod fails (EINVAL, one log line)
 #   2. key B: connects, but A-holders and it refuse each other's AUTH
 #   3. no key: refused for having none (and it refuses them for having one)
-#   4. key A: every peer up, data shared
+#   4. key A but size=128M: refused for seeing another global space
+#   5. key A: every peer up, data shared
 # Nodes 0 and 1 follow by what their own kernel log says.  TAP lines.
 
 . "$(dirname "${BASH_SOURCE[0]}")/cluster_lib.sh"
@@ -32,6 +33,8 @@ if [ "$ME" -ne "$LAST" ]; then
 	check "node$LAST not up while its key differs" bash -c "! $CTL status | grep -q 'peer $LAST: node $LAST state up'"
 	check "node$LAST without a key refused" \
 		wait_for 90 logged "node $LAST .*refused: it has no cluster key"
+	check "node$LAST with size=128M refused, the sizes named" \
+		wait_for 90 logged "node $LAST .*refused: its space is size=134217728 home_policy=0, ours size=268435456"
 	check "node$LAST with key A authenticated and up" wait_for 90 up_with $LAST
 	check "its refusals counted (ddsmctl status: auth_failures)" \
 		bash -c "$CTL status | grep -qE 'peer $LAST: node $LAST .* auth_failures [1-9]'"
@@ -52,6 +55,12 @@ else
 		wait_for 60 bash -c "[ \$(dmesg | grep -c 'refused: it has a cluster key and this node has none') -ge 2 ]"
 	sleep 3
 	check "no peer up without a key" none_up
+	check "rmmod" rmmod ddsm
+	check "insmod with key A and size=128M" ins auth_key=/tmp/key-a size=128M
+	check "refused both others: another space" \
+		wait_for 60 bash -c "[ \$(dmesg | grep -c 'refused: its space is size=268435456 home_policy=0, ours size=134217728') -ge 2 ]"
+	sleep 3
+	check "no peer up with another size" none_up
 	check "rmmod" rmmod ddsm
 	check "insmod with key A" ins auth_key=/tmp/key-a
 	check "every peer authenticated and up" $CTL wait --timeout 60
