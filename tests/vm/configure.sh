@@ -25,6 +25,19 @@ check "configure with a bad list is refused" \
 	bash -c "! $CTL configure $ME 10.77.0.1,not-an-ip 2>/dev/null"
 check "configure with node id outside the list is refused" \
 	bash -c "! $CTL configure $N $IPS 2>/dev/null"
+# An address this node does not have: the transport cannot listen, the
+# node falls back to one node; twice in a row, and it still works.
+IFS=, read -ra ip <<<"$IPS"
+ip[ME]=10.77.0.250
+bad=$(IFS=,; echo "${ip[*]}")
+for i in 1 2; do
+	check "configure with an address not on this node fails ($i)" \
+		bash -c "! $CTL configure $ME $bad 2>/dev/null"
+	check "dmesg: why, and back to one node ($i)" \
+		bash -c "[ \$(dmesg | grep -c 'reconfiguration failed') -ge $i ]"
+	check "still one working node after failure $i" \
+		bash -c "$CTL status | grep -q '^nr nodes: 1$'"
+done
 check "ddsmctl configure $ME $IPS" $CTL configure "$ME" "$IPS"
 check "now node $ME of $N" bash -c "$CTL status | grep -q '^nr nodes: $N$'"
 check "every peer comes up" wait_for 30 peers_up

@@ -252,5 +252,26 @@ fi
 check "ddsm gone from /proc/modules" wait_until 5 eval '! module_loaded'
 check "/dev/ddsm and debugfs ddsm/ removed" eval '[ ! -e /dev/ddsm ] && [ ! -e $DBG ]'
 
+# ---- 6. a frame pool too small for the self-test's slices -------------
+
+# rdma_frames=1 leaves no frame to spare: xfer, bw and check must refuse
+# (EINVAL), not index past the pool.  Lower ids are still checking that
+# this node went down (step 5): come back only once they have seen it.
+sleep 8
+if tp_load rdma_frames=1; then
+	ok "insmod ddsm.ko rdma_frames=1"
+	check "every peer up with rdma_frames=1" wait_until 120 all_up
+	for c in "xfer $NEXT 3" "bw $NEXT 3 1" "check $NEXT 0 1"; do
+		st 20 "$c"
+		check "'$c' with one frame refused: $ST_OUT" \
+			eval '[[ $ST_OUT == *"Invalid argument"* ]]'
+	done
+	# The others may still be asking this node; then leave together.
+	sleep 8
+	check "rmmod ddsm (rdma_frames=1)" timeout 60 rmmod ddsm
+else
+	nok "insmod ddsm.ko rdma_frames=1"
+fi
+
 echo "# transport_mesh: node$ME: $failed of $total checks failed"
 [ "$failed" -eq 0 ]
