@@ -10,7 +10,8 @@
 # Expects `make stage` to have run (the Makefile's `check` target does).
 # Variables: BUILD_DIR (default ./build), DDSM_TESTS (space-separated subset
 # of: kunit model one_node three_node transport peer_death home_death
-# configure auth late_home evict sigkill coherence load pause rejoin litmus;
+# configure auth late_home evict sigkill coherence load pause rejoin fuzz
+# litmus;
 # default all).
 # LOAD_SECONDS, LOAD_HOG and LOAD_NODES tune the load component (make soak).
 set -uo pipefail
@@ -19,7 +20,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 RESULTS=$BUILD_DIR/results
 DDSM_TESTS=${DDSM_TESTS:-"kunit model one_node three_node transport peer_death home_death configure
-	auth late_home evict sigkill coherence load pause rejoin litmus"}
+	auth late_home evict sigkill coherence load pause rejoin fuzz litmus"}
 export BUILD_DIR
 mkdir -p "$RESULTS"
 
@@ -109,6 +110,9 @@ for t in $DDSM_TESTS; do
 		run_component rejoin bash "$ROOT/qemu/cluster.sh" -n 3 -t 900 \
 			--name rejoin --during "bash $ROOT/tests/vm/rejoin_host.sh" -- \
 			bash /ddsm/tests/rejoin.sh ;;
+	fuzz)
+		run_component fuzz bash "$ROOT/qemu/cluster.sh" -n 3 -t 900 \
+			--name fuzz -- bash /ddsm/tests/fuzz.sh ;;
 	litmus)
 		# Four nodes so that IRIW's four threads each get their own.
 		run_component litmus bash "$ROOT/qemu/cluster.sh" -n 4 -t 2400 \

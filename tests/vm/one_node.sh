@@ -198,6 +198,7 @@ check "$DEV has mode 0600 (got ${mode:-nothing})" test "$mode" = 600
 
 run_tap 180 ddsm-test-share "$TESTS/ddsm-test-share"
 run_tap 60 ddsm-test-badcalls "$TESTS/ddsm-test-badcalls"
+run_tap 60 ddsm-test-pfnlimits "$TESTS/ddsm-test-pfnlimits"
 
 out=$(run_bounded 10 "$BIN/ddsmctl" status 2>&1)
 rc=$?

@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Random system calls on /dev/ddsm from several processes at once:
+ * open/close, mmap (random and boundary lengths, offsets, protections,
+ * flags), munmap, mprotect, mremap, madvise, fork (the child touches the
+ * mappings it inherited), ioctls with random and boundary arguments,
+ * loads and stores through the live mappings, process_vm_readv on them.
+ * Every failure must carry an errno from the documented set for that call
+ * (docs/api.md, "What the device refuses"); no access to a live mapping
+ * may fault; the kernel must not complain (the cluster runner checks the
+ * console for Oops/BUG/WARNING).
+ *
+ *   ddsm-fuzz NODE OPS SEED PROCS
+ *
+ * Prints a count per (call, errno) and TAP lines; exit 0 iff all ok.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <setjmp.h>
+#include <sys/ioctl.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include "test_common.h"
+
+#define UNIT		DDSM_UNIT_SIZE
+#define WIN_UNIT	16384		/* the fuzz window: 64 MiB in */
+#define WIN_UNITS	256		/* 1 MiB */
+#define MAXMAP		8
+#define MAXFD		4
+#define NERR		134
+
+enum op { OP_OPEN, OP_CLOSE, OP_MMAP, OP_MUNMAP, OP_MPROTECT, OP_MREMAP,
+	  OP_MADVISE, OP_FORK, OP_IOCTL, OP_TOUCH, OP_VMREAD, OP_NR };
+static const char *const op_name[OP_NR] = {
+	"open", "close", "mmap", "munmap", "mprotect", "mremap", "madvise",
+	"fork", "ioctl", "touch", "process_vm_readv",
+};
+/* The errnos each call may give on ddsm (docs/api.md). */
+static const int allowed[OP_NR][8] = {
+	[OP_OPEN] = { EMFILE },
+	[OP_CLOSE] = { EBADF },
+	[OP_MMAP] = { EINVAL, ENXIO, EPERM, EACCES, EOVERFLOW, ENOMEM, EBADF,
+		      ENODEV },
+	[OP_MUNMAP] = { EINVAL },
+	[OP_MPROTECT] = { EACCES, EINVAL, ENOMEM },
+	[OP_MREMAP] = { EINVAL, EFAULT, ENOMEM },
+	[OP_MADVISE] = { EINVAL, ENODEV, ENOMEM },
+	[OP_FORK] = { EAGAIN, ENOMEM },
+	[OP_IOCTL] = { ENOTTY, EFAULT, EINVAL, ERANGE, EBUSY, EBADF },
+	[OP_TOUCH] = { 0 },
+	[OP_VMREAD] = { EFAULT },
+};
+
+struct map {
+	char *addr;
+	size_t len;
+	int prot;
+	int dontfork;	/* MADV_DONTFORK: a forked child does not have it */
+};
+
+static uint64_t rng;
+static int fds[MAXFD] = { -1, -1, -1, -1 };
+static struct map maps[MAXMAP];
+static unsigned long calls[OP_NR], errs[OP_NR][NERR];
+static int bad, me;
+static sigjmp_buf fault_jb;
+static volatile sig_atomic_t faulted;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static uint64_t pick(const uint64_t *v, size_t n)
+{
+	return v[rnd() % n];
+}
+
+static void on_fault(int sig)
+{
+	faulted = sig;
+	siglongjmp(fault_jb, 1);
+}
+
+static void result(enum op op, long ret, int err)
+{
+	size_t i;
+
+	calls[op]++;
+	if (ret != -1)
+		return;
+	errs[op][err < NERR ? err : 0]++;
+	for (i = 0; i < 8 && allowed[op][i]; i++)
+		if (allowed[op][i] == err)
+			return;
+	if (bad++ < 10)
+		printf("# node%d: %s failed with %s, not a documented errno\n",
+		       me, op_name[op], strerror(err));
+}
+
+static int any_fd(void)
+{
+	int fd = fds[rnd() % MAXFD];
+
+	return rnd() % 16 ? fd : (int)(rnd() % 64) - 2;
+}
+
+static struct map *any_map(void)
+{
+	struct map *m = &maps[rnd() % MAXMAP];
+
+	return m->addr ? m : NULL;
+}
+
+static void do_mmap(void)
+{
+	static const uint64_t lens[] = { 0, 1, UNIT - 1, UNIT, 2 * UNIT,
+					 16 * UNIT, WIN_UNITS * UNIT,
+					 1ull << 40, ~0ull };
+	static const int prots[] = { PROT_READ, PROT_READ | PROT_WRITE,
+				     PROT_NONE, PROT_WRITE,
+				     PROT_READ | PROT_EXEC };
+	uint64_t len = pick(lens, sizeof(lens) / sizeof(lens[0]));
+	uint64_t off = (uint64_t)(WIN_UNIT + rnd() % WIN_UNITS) * UNIT;
+	int prot = prots[rnd() % 5];
+	int flags = rnd() % 8 ? MAP_SHARED : MAP_PRIVATE;
+	struct map *slot = &maps[rnd() % MAXMAP];
+	void *p;
+
+	switch (rnd() % 8) {
+	case 0:
+		off += rnd() % UNIT;		/* unaligned */
+		break;
+	case 1:
+		off = ~0ull & ~(uint64_t)(UNIT - 1);	/* wraps */
+		break;
+	case 2:
+		off = 1ull << 38;		/* past any space */
+		break;
+	}
+	if (len > WIN_UNITS * UNIT && len != ~0ull && rnd() % 2)
+		len = WIN_UNITS * UNIT;
+	p = mmap(NULL, len, prot, flags, any_fd(), (off_t)off);
+	result(OP_MMAP, p == MAP_FAILED ? -1 : 0, errno);
+	if (p == MAP_FAILED)
+		return;
+	if (slot->addr)
+		munmap(slot->addr, slot->len);
+	slot->addr = p;
+	slot->len = (len + UNIT - 1) & ~(uint64_t)(UNIT - 1);
+	slot->prot = prot;
+	slot->dontfork = 0;
+}
+
+static int in_child;
+
+static void do_touch(void)
+{
+	struct map *m = any_map();
+	volatile uint64_t *w;
+	size_t i, n = 1 + rnd() % 8;
+
+	if (!m || m->prot == PROT_NONE || (in_child && m->dontfork))
+		return;
+	calls[OP_TOUCH]++;
+	faulted = 0;
+	if (sigsetjmp(fault_jb, 1)) {
+		if (bad++ < 10)
+			printf("# node%d: signal %d on a live mapping (prot %d)\n",
+			       me, faulted, m->prot);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		w = (volatile uint64_t *)(m->addr +
+			((rnd() % m->len) & ~(size_t)7));
+		if ((m->prot & PROT_WRITE) && (m->prot & PROT_READ) &&
+		    rnd() % 2)
+			__atomic_fetch_add(w, 1, __ATOMIC_SEQ_CST);
+		else if (m->prot & PROT_READ)
+			(void)*w;
+	}
+}
+
+static void do_ioctl(void)
+{
+	static const unsigned long cmds[] = { DDSM_IOC_STATUS, DDSM_IOC_PEER,
+					      DDSM_IOC_HOME, DDSM_IOC_CONFIGURE,
+					      _IO(DDSM_IOC_MAGIC, 0x77),
+					      _IOR('x', 1, int) };
+	union {
+		struct ddsm_status st;
+		struct ddsm_peer_info pi;
+		struct ddsm_home_query hq;
+		struct ddsm_config cfg;
+		uint64_t raw[160];
+	} u;
+	unsigned long cmd = pick(cmds, sizeof(cmds) / sizeof(cmds[0]));
+	size_t i;
+	long ret;
+
+	for (i = 0; i < sizeof(u.raw) / sizeof(u.raw[0]); i++)
+		u.raw[i] = rnd() % 4 ? rnd() % 70 : rnd();
+	if (cmd == DDSM_IOC_CONFIGURE)
+		u.cfg.flags |= 1;	/* never a real reconfiguration */
+	ret = ioctl(any_fd(), cmd, rnd() % 8 ? (void *)&u : (void *)8);
+	result(OP_IOCTL, ret, errno);
+}
+
+static void do_one(void)
+{
+	enum op op = rnd() % OP_NR;
+	struct map *m;
+	long r, ret;
+	int i;
+
+	switch (op) {
+	case OP_OPEN:
+		i = rnd() % MAXFD;
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = open("/dev/ddsm", O_RDWR);
+		result(op, fds[i], fds[i] < 0 ? errno : 0);
+		break;
+	case OP_CLOSE:
+		i = rnd() % MAXFD;
+		r = close(fds[i]);
+		result(op, r, errno);
+		fds[i] = -1;
+		break;
+	case OP_MMAP:
+		do_mmap();
+		break;
+	case OP_MUNMAP:
+		m = any_map();
+		if (!m)
+			break;
+		r = munmap(m->addr, m->len);
+		result(op, r, errno);
+		m->addr = NULL;
+		break;
+	case OP_MPROTECT: {
+		static const int prots[] = { PROT_READ, PROT_READ | PROT_WRITE,
+					     PROT_NONE, PROT_EXEC };
+		int prot = prots[rnd() % 4];
+
+		m = any_map();
+		if (!m)
+			break;
+		r = mprotect(m->addr, m->len, prot);
+		result(op, r, errno);
+		if (!r)
+			m->prot = prot;
+		break;
+	}
+	case OP_MREMAP: {
+		size_t len;
+		void *p;
+
+		m = any_map();
+		if (!m)
+			break;
+		len = (1 + rnd() % 32) * UNIT;
+		p = mremap(m->addr, m->len, len, rnd() % 2 ? MREMAP_MAYMOVE : 0);
+		result(op, p == MAP_FAILED ? -1 : 0, errno);
+		if (p != MAP_FAILED) {
+			m->addr = p;
+			m->len = len;
+		}
+		break;
+	}
+	case OP_MADVISE: {
+		static const int adv[] = { MADV_NORMAL, MADV_RANDOM,
+					   MADV_SEQUENTIAL, MADV_WILLNEED,
+					   MADV_DONTNEED, MADV_REMOVE,
+					   MADV_DONTFORK, MADV_DOFORK,
+					   MADV_FREE, MADV_COLD, MADV_PAGEOUT,
+					   MADV_POPULATE_READ };
+
+		int a = adv[rnd() % 12];
+
+		m = any_map();
+		if (!m)
+			break;
+		r = madvise(m->addr, m->len, a);
+		result(op, r, errno);
+		if (!r && (a == MADV_DONTFORK || a == MADV_DOFORK))
+			m->dontfork = a == MADV_DONTFORK;
+		break;
+	}
+	case OP_FORK: {
+		pid_t pid = fork();
+
+		result(op, pid, errno);
+		if (pid == 0) {
+			in_child = 1;
+			bad = 0;
+			alarm(60);
+			for (i = 0; i < 4; i++)
+				do_touch();
+			_exit(bad ? 1 : 0);
+		}
+		if (pid > 0) {
+			int st;
+
+			waitpid(pid, &st, 0);
+			if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+				if (bad++ < 10)
+					printf("# node%d: forked child ended with status %#x\n",
+					       me, st);
+			}
+		}
+		break;
+	}
+	case OP_IOCTL:
+		do_ioctl();
+		break;
+	case OP_TOUCH:
+		do_touch();
+		break;
+	case OP_VMREAD: {
+		struct iovec l, rv;
+		char buf[64];
+
+		m = any_map();
+		if (!m)
+			break;
+		l.iov_base = buf;
+		l.iov_len = sizeof(buf);
+		rv.iov_base = m->addr;
+		rv.iov_len = sizeof(buf);
+		ret = process_vm_readv(getpid(), &l, 1, &rv, 1, 0);
+		result(op, ret, errno);
+		break;
+	}
+	case OP_NR:
+		break;
+	}
+}
+
+static int worker(int proc, unsigned long ops, uint64_t seed)
+{
+	struct sigaction sa;
+	unsigned long i;
+	int op, e;
+
+	rng = seed ^ ((uint64_t)me << 40) ^ ((uint64_t)proc << 20) ^ 0x9e3779b9;
+	if (!rng)
+		rng = 1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fault;
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+	for (i = 0; i < ops; i++)
+		do_one();
+	for (i = 0; i < MAXMAP; i++)
+		if (maps[i].addr)
+			munmap(maps[i].addr, maps[i].len);
+	for (op = 0; op < OP_NR; op++) {
+		printf("# node%d.%d: %s %lu calls", me, proc, op_name[op],
+		       calls[op]);
+		for (e = 0; e < NERR; e++)
+			if (errs[op][e])
+				printf(", %s %lu", e ? strerrorname_np(e) : "?",
+				       errs[op][e]);
+		printf("\n");
+	}
+	return bad ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long ops, procs, p, failed = 0;
+	uint64_t seed;
+
+	if (argc != 5)
+		return 2;
+	me = (int)parse_ul(argv[1], "node");
+	ops = parse_ul(argv[2], "ops");
+	seed = parse_ul(argv[3], "seed");
+	procs = parse_ul(argv[4], "procs");
+	tap_node = me;
+	if (!procs || procs > 16)
+		return 2;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (p = 0; p < procs; p++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(worker((int)p, ops / procs, seed));
+	}
+	for (p = 0; p < procs; p++) {
+		int st;
+
+		if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+			failed++;
+	}
+	tap(!failed, "%lu random calls in %lu processes (seed %llu): every refusal a documented errno, no fault on a live mapping (%lu processes failed)",
+	    ops, procs, (unsigned long long)seed, failed);
+	return failed ? 1 : 0;
+}
