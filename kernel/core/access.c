@@ -91,33 +91,52 @@ static bool may_drop_lock(struct vm_fault *vmf, bool mkwrite)
 	return true;
 }
 
-static bool home_connecting(struct ddsm_node *n, u32 home)
+/*
+ * Until when a fault on a unit homed by @home waits for it to connect (0:
+ * no wait).  A home configured but not connected yet waits within the
+ * fault's @deadline.  A home that went down after it was up (rejoin.c)
+ * gets peer_timeout_ms from then to come back, as a false death often
+ * does; after that, and for a home declared dead without rejoin, the fault
+ * goes on and fails at once.
+ */
+static unsigned long home_wait_until(struct ddsm_node *n, u32 home,
+				     unsigned long deadline)
 {
 	enum ddsm_peer_state st = ddsm_transport_peer_state(n->tp, home);
+	struct ddsm_rejoin *r = &n->rejoin[home];
+	unsigned long end;
 
-	return st == DDSM_PEER_DOWN || st == DDSM_PEER_CONNECTING;
+	if (st == DDSM_PEER_UP || st == DDSM_PEER_SELF)
+		return 0;
+	if (READ_ONCE(r->open)) {
+		end = READ_ONCE(r->down_at) +
+		      msecs_to_jiffies(n->params.peer_timeout_ms);
+		if (!time_before(jiffies, end))
+			return 0;
+		return time_before(end, deadline) ? end : deadline;
+	}
+	return st == DDSM_PEER_DOWN || st == DDSM_PEER_CONNECTING ? deadline : 0;
 }
 
-/*
- * A unit whose home is configured but not connected yet (the cluster is
- * starting, or the connection is being rebuilt) waits for it, within the
- * fault's deadline, instead of failing at once.  A dead home fails.
- */
 static int wait_for_home(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 			 unsigned long deadline, bool drop)
 {
 	u32 home = ddsm_unit_home(&n->space, unit);
+	unsigned long until;
 	long left;
 
-	if (home == n->space.node_id || !home_connecting(n, home))
+	if (home == n->space.node_id)
+		return 0;
+	until = home_wait_until(n, home, deadline);
+	if (!until)
 		return 0;
 	atomic64_inc(&n->stats.home_waits);
 	if (drop)
 		mmap_read_unlock(vmf->vma->vm_mm);
-	left = (long)deadline - (long)jiffies;
+	left = (long)until - (long)jiffies;
 	if (left > 0)
 		left = wait_event_killable_timeout(n->peer_wait,
-						   !home_connecting(n, home),
+						   !home_wait_until(n, home, deadline),
 						   left);
 	if (left == -ERESTARTSYS)
 		atomic64_inc(&n->stats.fault_kills);
@@ -125,7 +144,9 @@ static int wait_for_home(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 		return -EAGAIN;		/* retry, whatever happened */
 	if (left == -ERESTARTSYS)
 		return -EINTR;
-	if (left <= 0 && home_connecting(n, home)) {
+	/* Still away at the fault's own bound (not just past a grace). */
+	if (left <= 0 && home_wait_until(n, home, deadline) &&
+	    !time_before(jiffies, deadline)) {
 		atomic64_inc(&n->stats.fault_timeouts);
 		pr_warn_ratelimited("ddsm: fault on unit %llu: home node %u not connected within %u ms\n",
 				    unit, home, ddsm_fault_timeout_ms());

@@ -92,6 +92,7 @@ struct ddsm_rejoin {
 	struct ddsm_node *n;
 	u32 node;
 	bool open;	/* it went down and the window has not closed */
+	unsigned long down_at;	/* jiffies when it last went down */
 };
 
 /* Held lines (hold.c): when each began, so a timer can end it. */

@@ -85,7 +85,8 @@ void ddsm_rejoin_down(struct ddsm_node *n, u32 node)
 {
 	if (!n->params.rejoin_ms || node >= DDSM_MAX_NODES)
 		return;
-	n->rejoin[node].open = true;
+	WRITE_ONCE(n->rejoin[node].down_at, jiffies);
+	WRITE_ONCE(n->rejoin[node].open, true);
 	mod_delayed_work(system_wq, &n->rejoin[node].work,
 			 msecs_to_jiffies(n->params.rejoin_ms));
 }

@@ -544,7 +544,9 @@ static int on_connect_request(struct rdma_tp *tp, struct rdma_cm_id *id,
 	rdma_set_state(peer, DDSM_PEER_CONNECTING);
 	spin_unlock_bh(&peer->lock);
 
-	ret = conn_setup(conn);
+	ret = rdma_set_ack_timeout(id, RDMA_ACK_TIMEOUT);
+	if (!ret)
+		ret = conn_setup(conn);
 	if (!ret) {
 		param.rnr_retry_count = 7;
 		param.retry_count = 7;
@@ -702,6 +704,8 @@ void rdma_start_connect(struct rdma_peer *peer)
 		return;
 	}
 	conn->cm_id = id;
+	/* Before route resolution: it also sets RoCE's packet lifetime. */
+	rdma_set_ack_timeout(id, RDMA_ACK_TIMEOUT);
 	spin_lock_bh(&peer->lock);
 	if (peer->conn || tp->stopping) {
 		spin_unlock_bh(&peer->lock);

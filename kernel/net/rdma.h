@@ -36,6 +36,13 @@
 #define RDMA_SQ_DEPTH		(RDMA_TX_SLOTS + RDMA_MAX_IOS + 4)
 #define RDMA_CQ_DEPTH		(RDMA_RX_DEPTH + RDMA_SQ_DEPTH + 8)
 #define RDMA_CM_TIMEOUT_MS	2000
+/*
+ * QP local ACK timeout, 4.096 us * 2^14 = 67 ms: how long a lost packet
+ * stalls the connection before it is sent again.  rdma_cm's default for
+ * RoCE (~0.5-1 s) let a few losses in a row on a lossy link silence a
+ * live peer for seconds, longer than half of peer_timeout_ms.
+ */
+#define RDMA_ACK_TIMEOUT	14
 #define RDMA_TXQ_RESERVE	256	/* queued messages that never wait for memory */
 #define RDMA_PROBE_BYTES	8
 #define RDMA_ITEM_SIZE		(sizeof(struct rdma_txq_item) + RDMA_MAX_PAYLOAD)
