@@ -115,12 +115,16 @@ cl_start_node() {
 	CL_SPID[i]=$!
 }
 
-# cl_monitor I COMMAND: one QEMU monitor command to node I (stop, cont,
-# info ...); prints the monitor's answer.  Python, because the monitor is a
-# Unix socket and the host has no socat by default.
+# cl_monitor I COMMAND...: QEMU monitor commands to node I (stop, cont,
+# info ...) over one connection; prints each answer.  Pseudo-commands time
+# a freeze without Python's start-up in it: "@sleep MS" waits, "@mark"
+# notes the time, "@elapsed" prints the ms since the mark.
+# Python, because the monitor is a Unix socket and the host has no socat.
 cl_monitor() {
-	python3 - "$CL_RUN/node$1.mon" "$2" <<'PY'
-import socket, sys
+	local i=$1
+	shift
+	python3 - "$CL_RUN/node$i.mon" "$@" <<'PY'
+import socket, sys, time
 s = socket.socket(socket.AF_UNIX)
 s.settimeout(10)
 s.connect(sys.argv[1])
@@ -133,38 +137,39 @@ def prompt():
         out += d
     return out.decode(errors="replace")
 prompt()
-s.sendall(sys.argv[2].encode() + b"\n")
-lines = prompt().splitlines()[1:]
-print("\n".join(l for l in lines if not l.startswith("(qemu)")))
+t = time.monotonic()
+for cmd in sys.argv[2:]:
+    if cmd.startswith("@sleep "):
+        time.sleep(int(cmd.split()[1]) / 1000)
+    elif cmd == "@mark":
+        t = time.monotonic()
+    elif cmd == "@elapsed":
+        print(int((time.monotonic() - t) * 1000))
+    else:
+        s.sendall(cmd.encode() + b"\n")
+        lines = prompt().splitlines()[1:]
+        out = "\n".join(l for l in lines if not l.startswith("(qemu)"))
+        if out:
+            print(out)
 PY
 }
 
 # cl_freeze I MS: stop node I whole, resume it MS ms later, print how long
-# it was stopped (ms, from the monitor's answers).  One connection, so a
-# slow host adds no Python start-up to the freeze.
-cl_freeze() {
-	python3 - "$CL_RUN/node$1.mon" "$2" <<'PY'
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX)
-s.settimeout(10)
-s.connect(sys.argv[1])
-def prompt():
-    out = b""
-    while not out.endswith(b"(qemu) "):
-        d = s.recv(4096)
-        if not d:
-            break
-        out += d
-    return out
-prompt()
-s.sendall(b"stop\n")
-prompt()
-t0 = time.monotonic()
-time.sleep(int(sys.argv[2]) / 1000)
-s.sendall(b"cont\n")
-prompt()
-print(int((time.monotonic() - t0) * 1000))
-PY
+# it was stopped (ms, from the monitor's answers).
+cl_freeze() { cl_monitor "$1" stop @mark "@sleep $2" cont @elapsed | tail -n 1; }
+
+# cl_ctl_has I REGEX: node I sent a control line matching ^REGEX.
+cl_ctl_has() { tr -d '\r' <"$CL_LOG/node$1.ctl" | grep -qE "^$2"; }
+
+# cl_wait_ctl SECS REGEX: every node sent such a line; false on timeout.
+cl_wait_ctl() {
+	local end=$((SECONDS + $1)) i
+	for ((i = 0; i < CL_N; i++)); do
+		until cl_ctl_has "$i" "$2"; do
+			[ "$SECONDS" -ge "$end" ] && return 1
+			sleep 0.2
+		done
+	done
 }
 
 cl_alive() { [ -n "${CL_QPID[$1]:-}" ] && kill -0 "${CL_QPID[$1]}" 2>/dev/null; }

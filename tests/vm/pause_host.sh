@@ -23,21 +23,7 @@ failed=0
 ok() { echo "ok - host: $*"; }
 nok() { echo "not ok - host: $*"; failed=1; }
 
-# ctl_has I REGEX: node I sent a control line matching ^REGEX.
-ctl_has() { tr -d '\r' <"$CL_LOG/node$1.ctl" | grep -qE "^$2"; }
-
-# wait_ctl SECS REGEX: every node sent it; false on timeout.
-wait_ctl() {
-	local end=$((SECONDS + $1)) i
-	for ((i = 0; i < CL_N; i++)); do
-		until ctl_has "$i" "$2"; do
-			[ "$SECONDS" -ge "$end" ] && return 1
-			sleep 0.2
-		done
-	done
-}
-
-if ! wait_ctl 300 "load traffic"; then
+if ! cl_wait_ctl 300 "load traffic"; then
 	nok "every node started its traffic"
 	exit 1
 fi
@@ -52,7 +38,7 @@ for v in $VICTIMS; do
 	fi
 done
 
-wait_ctl 900 "exit [0-9]+" || nok "every node finished its test"
+cl_wait_ctl 900 "exit [0-9]+" || nok "every node finished its test"
 # load.sh prints each node's peer table last: "peer P: node P state up ...
 # deaths D suspicions S ...".
 for v in $VICTIMS; do

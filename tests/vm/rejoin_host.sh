@@ -17,18 +17,8 @@ VICTIM=$((CL_N - 1))
 failed=0
 ok() { echo "ok - host: $*"; }
 nok() { echo "not ok - host: $*"; failed=1; }
-ctl_has() { tr -d '\r' <"$CL_LOG/node$1.ctl" | grep -qE "^$2"; }
-wait_ctl() {
-	local end=$((SECONDS + $1)) i
-	for ((i = 0; i < CL_N; i++)); do
-		until ctl_has "$i" "$2"; do
-			[ "$SECONDS" -ge "$end" ] && return 1
-			sleep 0.2
-		done
-	done
-}
 
-if ! wait_ctl 400 "rj filled"; then
+if ! cl_wait_ctl 400 "rj filled"; then
 	nok "every node filled its units"
 	exit 1
 fi
@@ -39,5 +29,5 @@ if [[ $st == *running* ]] && [[ $t =~ ^[0-9]+$ ]] && [ "$t" -ge "$PAUSE_MS" ]; t
 else
 	nok "node$VICTIM frozen and resumed: ${t//$'\n'/ } / $st"
 fi
-wait_ctl 900 "exit [0-9]+" || nok "every node finished its test"
+cl_wait_ctl 900 "exit [0-9]+" || nok "every node finished its test"
 exit $failed
