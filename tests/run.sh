@@ -115,7 +115,7 @@ for t in $DDSM_TESTS; do
 		# every one by 2-10 ms (tc netem on each guest's eth0).
 		run_component lossy bash "$ROOT/qemu/cluster.sh" -n 3 -t 1200 \
 			--name lossy -- \
-			"LOAD_SECONDS=30 LOAD_HOG=0 LOAD_NETEM='loss 1% delay 6ms 4ms' bash /ddsm/tests/load.sh" ;;
+			"LOAD_SECONDS=60 LOAD_CACHE_FRAMES=96 LOAD_HOG=0 LOAD_NETEM='loss 1% delay 6ms 4ms' bash /ddsm/tests/load.sh" ;;
 	fuzz)
 		run_component fuzz bash "$ROOT/qemu/cluster.sh" -n 3 -t 900 \
 			--name fuzz -- bash /ddsm/tests/fuzz.sh ;;
