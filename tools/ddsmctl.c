@@ -58,8 +58,8 @@ static void print_peer(const struct ddsm_peer_info *pi)
 	printf("  peer %u: node %u state %s addr %.*s msgs %" PRIu64 "/%" PRIu64
 	       " bytes %" PRIu64 "/%" PRIu64 " drops %" PRIu64
 	       " retries %" PRIu64 " deaths %" PRIu64 " suspicions %" PRIu64
-	       " probes_ok %" PRIu64 " ctrl %" PRIu64 " auth_failures %" PRIu64
-	       "\n",
+	       " probes_ok %" PRIu64 " ctrl %" PRIu64 " setup_timeouts %" PRIu64
+	       " auth_failures %" PRIu64 "\n",
 	       pi->index, pi->node_id, ddsm_peer_state_name(pi->state),
 	       (int)strnlen(pi->addr, sizeof(pi->addr)),
 	       pi->addr[0] ? pi->addr : "-",
@@ -68,7 +68,7 @@ static void print_peer(const struct ddsm_peer_info *pi)
 	       (uint64_t)pi->drops, (uint64_t)pi->retries,
 	       (uint64_t)pi->deaths, (uint64_t)pi->suspicions,
 	       (uint64_t)pi->probes_ok, (uint64_t)pi->ctrl_sent,
-	       (uint64_t)pi->auth_failures);
+	       (uint64_t)pi->setup_timeouts, (uint64_t)pi->auth_failures);
 }
 
 static int cmd_status(struct ddsm *d, const char *dev)

@@ -439,6 +439,26 @@ void rdma_conn_fail(struct rdma_conn *conn, enum ddsm_peer_state state,
 
 static void conn_up_work(struct work_struct *work);
 
+/*
+ * The core hears "up" once the connection is established here and the
+ * peer's HELLO has arrived (and, with a cluster key, its AUTH verified):
+ * before that nothing can be sent to it, and a connection that never
+ * gets that far is not the core's business.  With peer->lock held.
+ */
+void rdma_maybe_up(struct rdma_conn *conn)
+{
+	struct rdma_peer *peer = conn->peer;
+	struct rdma_tp *tp = peer->tp;
+
+	if (peer->conn != conn || conn->dying || !conn->established ||
+	    !peer->remote_ready || conn->up_queued)
+		return;
+	if (ddsm_auth_on(&tp->auth) && !conn->authed)
+		return;
+	conn->up_queued = true;
+	queue_work(tp->wq, &conn->up_work);
+}
+
 static struct rdma_conn *conn_alloc(struct rdma_peer *peer)
 {
 	struct rdma_conn *conn = kzalloc(sizeof(*conn), GFP_KERNEL);
@@ -461,7 +481,6 @@ static struct rdma_conn *conn_alloc(struct rdma_peer *peer)
 static void conn_established(struct rdma_conn *conn)
 {
 	struct rdma_peer *peer = conn->peer;
-	struct rdma_tp *tp = peer->tp;
 	int ret;
 
 	spin_lock_bh(&peer->lock);
@@ -480,8 +499,8 @@ static void conn_established(struct rdma_conn *conn)
 	ret = post_reg(conn);
 	if (ret)
 		rdma_conn_fail(conn, DDSM_PEER_DOWN, "cannot register frames");
-	else if (!ddsm_auth_on(&tp->auth))
-		queue_work(tp->wq, &conn->up_work);	/* else after its AUTH */
+	else
+		rdma_maybe_up(conn);	/* the acceptor may have its HELLO */
 	spin_unlock_bh(&peer->lock);
 }
 
@@ -759,6 +778,7 @@ static void rdma_peer_info(struct ddsm_transport *t,
 	info->probes_ok = atomic64_read(&peer->probes_ok);
 	info->ctrl_sent = atomic64_read(&peer->ctrl_sent);
 	info->auth_failures = atomic64_read(&peer->auth_failures);
+	info->setup_timeouts = atomic64_read(&peer->setup_timeouts);
 	strscpy(info->addr, peer->addr_str, sizeof(info->addr));
 }
 

@@ -43,6 +43,15 @@
  * live peer for seconds, longer than half of peer_timeout_ms.
  */
 #define RDMA_ACK_TIMEOUT	14
+/*
+ * How long an established connection may wait for the peer's HELLO.  On
+ * soft-RoCE the acceptor's QP becomes ready to send only when the CM's
+ * RTU arrives (rxe raises no COMM_EST); a lost RTU is recovered by the
+ * CM resending its REP after ~4.3 s (CMA_CM_RESPONSE_TIMEOUT 20), so a
+ * live peer can be mute for that long before its HELLO.  Not a death:
+ * the core has not been told "up"; the connection is just started again.
+ */
+#define RDMA_HELLO_WAIT_MS	15000
 #define RDMA_TXQ_RESERVE	256	/* queued messages that never wait for memory */
 #define RDMA_PROBE_BYTES	8
 #define RDMA_ITEM_SIZE		(sizeof(struct rdma_txq_item) + RDMA_MAX_PAYLOAD)
@@ -170,6 +179,7 @@ struct rdma_conn {
 	bool hello_sent;
 	bool auth_sent;
 	bool authed;
+	bool up_queued;			/* rdma_maybe_up() */
 	unsigned long established_at;	/* jiffies */
 };
 
@@ -199,7 +209,7 @@ struct rdma_peer {
 	atomic64_t msgs_sent, msgs_recv, bytes_sent, bytes_recv;
 	atomic64_t drops, retries, deaths;
 	atomic64_t suspicions, probes_ok, ctrl_sent;
-	atomic64_t auth_failures;
+	atomic64_t auth_failures, setup_timeouts;
 };
 
 struct rdma_listener {
@@ -289,6 +299,7 @@ void rdma_probe_done(struct ib_cq *cq, struct ib_wc *wc);
 void rdma_conn_fail(struct rdma_conn *conn, enum ddsm_peer_state state,
 		    const char *why);
 void rdma_set_state(struct rdma_peer *peer, enum ddsm_peer_state state);
+void rdma_maybe_up(struct rdma_conn *conn);
 void rdma_conn_destroy(struct rdma_conn *conn);
 void rdma_start_connect(struct rdma_peer *peer);
 int rdma_listen_start(struct rdma_tp *tp);

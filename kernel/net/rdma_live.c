@@ -102,6 +102,19 @@ static void watch_peer(struct rdma_peer *peer, struct rdma_conn *conn)
 	unsigned long timeout = msecs_to_jiffies(peer->tp->peer_timeout_ms);
 	unsigned long now = jiffies;
 
+	if (!peer->remote_ready) {
+		/* Still being set up: not up for the core, so not dead. */
+		if (time_after(now, conn->established_at +
+			       msecs_to_jiffies(max(RDMA_HELLO_WAIT_MS,
+						    peer->tp->peer_timeout_ms)))) {
+			atomic64_inc(&peer->setup_timeouts);
+			pr_info("node %u (%s): no HELLO %u ms after the connection was established; connecting again\n",
+				peer->node, peer->addr_str,
+				jiffies_to_msecs(now - conn->established_at));
+			rdma_conn_fail(conn, DDSM_PEER_DOWN, "no HELLO");
+		}
+		return;
+	}
 	if (time_before_eq(now, peer->last_rx + timeout / 2))
 		return;
 	if (!peer->suspect_since) {
@@ -127,11 +140,6 @@ static void watch_peer(struct rdma_peer *peer, struct rdma_conn *conn)
 
 		if (time_after(now, since + timeout / 2))
 			declare_dead(peer, conn, "probe READ unanswered");
-		return;
-	}
-	if (!peer->remote_ready) {
-		if (time_after(now, peer->last_rx + timeout))
-			declare_dead(peer, conn, "no probe possible before HELLO");
 		return;
 	}
 	if (time_after(now, peer->last_rx + RDMA_MUTE_FACTOR * timeout)) {

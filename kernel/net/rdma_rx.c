@@ -125,6 +125,7 @@ static void handle_hello(struct rdma_peer *peer, struct rdma_conn *conn,
 		peer->remote_ready = true;
 		memcpy(conn->peer_nonce, h->nonce, sizeof(conn->peer_nonce));
 		conn->have_peer_nonce = true;
+		rdma_maybe_up(conn);
 	}
 	spin_unlock_bh(&peer->lock);
 	rdma_auth_answer(conn);
@@ -183,7 +184,7 @@ static void handle_auth(struct rdma_peer *peer, struct rdma_conn *conn,
 		conn->authed = true;
 		pr_info("node %u (%s) authenticated\n", peer->node,
 			peer->addr_str);
-		queue_work(tp->wq, &conn->up_work);
+		rdma_maybe_up(conn);
 	}
 	spin_unlock_bh(&peer->lock);
 }

@@ -126,6 +126,8 @@ struct ddsm_status {
  * @probes_ok:	out: liveness probes (RDMA READs) it answered
  * @ctrl_sent:	out: credit returns and heartbeats sent to it
  * @auth_failures: out: its connections refused for failing authentication
+ * @setup_timeouts: out: connections to it started again because its HELLO
+ *		did not arrive in time (never a death: it was not up yet)
  */
 struct ddsm_peer_info {
 	__u32 index;
@@ -144,6 +146,7 @@ struct ddsm_peer_info {
 	__u64 probes_ok;
 	__u64 ctrl_sent;
 	__u64 auth_failures;
+	__u64 setup_timeouts;
 };
 
 /**
