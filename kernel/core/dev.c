@@ -85,30 +85,19 @@ static void fill_status(struct ddsm_node *n, struct ddsm_status *st)
 	st->fault_errors = atomic64_read(&n->stats.fault_errors);
 }
 
-static long ioctl_status(struct ddsm_node *n, void __user *arg)
+static long ioctl_peer(struct ddsm_node *n, struct ddsm_peer_info *pi)
 {
-	struct ddsm_status st;
-
-	fill_status(n, &st);
-	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
-}
-
-static long ioctl_peer(struct ddsm_node *n, void __user *arg)
-{
-	struct ddsm_peer_info pi;
 	u32 index;
 	int ret;
 
-	if (copy_from_user(&pi, arg, sizeof(pi)))
-		return -EFAULT;
-	ret = ddsm_check_peer_arg(&pi, n->space.nr_nodes);
+	ret = ddsm_check_peer_arg(pi, n->space.nr_nodes);
 	if (ret)
 		return ret;
-	index = pi.index;
-	memset(&pi, 0, sizeof(pi));
-	pi.index = index;
-	n->tp->ops->peer_info(n->tp, &pi);
-	return copy_to_user(arg, &pi, sizeof(pi)) ? -EFAULT : 0;
+	index = pi->index;
+	memset(pi, 0, sizeof(*pi));
+	pi->index = index;
+	n->tp->ops->peer_info(n->tp, pi);
+	return 0;
 }
 
 static u32 uapi_unit_state(u8 cstate)
@@ -125,21 +114,18 @@ static u32 uapi_unit_state(u8 cstate)
 	}
 }
 
-static long ioctl_home(struct ddsm_node *n, void __user *arg)
+static long ioctl_home(struct ddsm_node *n, struct ddsm_home_query *q)
 {
-	struct ddsm_home_query q;
 	int ret;
 
-	if (copy_from_user(&q, arg, sizeof(q)))
-		return -EFAULT;
-	ret = ddsm_check_home_arg(&q, &n->space);
+	ret = ddsm_check_home_arg(q, &n->space);
 	if (ret)
 		return ret;
-	q.unit = ddsm_gaddr_unit(q.gaddr);
-	q.home = ddsm_unit_home(&n->space, q.unit);
-	q.state = uapi_unit_state(READ_ONCE(ddsm_cache_line(&n->cache,
-							    q.unit)->state));
-	return copy_to_user(arg, &q, sizeof(q)) ? -EFAULT : 0;
+	q->unit = ddsm_gaddr_unit(q->gaddr);
+	q->home = ddsm_unit_home(&n->space, q->unit);
+	q->state = uapi_unit_state(READ_ONCE(ddsm_cache_line(&n->cache,
+							     q->unit)->state));
+	return 0;
 }
 
 static long ioctl_configure(struct ddsm_node *n, void __user *arg)
@@ -162,30 +148,52 @@ static long ioctl_configure(struct ddsm_node *n, void __user *arg)
 	return ret;
 }
 
+/*
+ * User memory is copied in and out with cfg_sem not held: a copy may
+ * fault and take mmap_lock, and mmap() takes cfg_sem under mmap_lock;
+ * with a CONFIGURE queued for the write side the two orders deadlock.
+ */
 static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct ddsm_node *n = node_of(file);
 	void __user *uarg = (void __user *)arg;
+	union {
+		struct ddsm_status st;
+		struct ddsm_peer_info pi;
+		struct ddsm_home_query q;
+	} u;
 	long ret;
 
-	if (cmd == DDSM_IOC_CONFIGURE)
+	switch (cmd) {
+	case DDSM_IOC_CONFIGURE:
 		return ioctl_configure(n, uarg);
+	case DDSM_IOC_PEER:
+	case DDSM_IOC_HOME:
+		if (copy_from_user(&u, uarg, _IOC_SIZE(cmd)))
+			return -EFAULT;
+		break;
+	case DDSM_IOC_STATUS:
+		break;
+	default:
+		return -ENOTTY;
+	}
 
 	down_read(&n->cfg_sem);
 	switch (cmd) {
 	case DDSM_IOC_STATUS:
-		ret = ioctl_status(n, uarg);
+		fill_status(n, &u.st);
+		ret = 0;
 		break;
 	case DDSM_IOC_PEER:
-		ret = ioctl_peer(n, uarg);
-		break;
-	case DDSM_IOC_HOME:
-		ret = ioctl_home(n, uarg);
+		ret = ioctl_peer(n, &u.pi);
 		break;
 	default:
-		ret = -ENOTTY;
+		ret = ioctl_home(n, &u.q);
+		break;
 	}
 	up_read(&n->cfg_sem);
+	if (!ret && copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
+		ret = -EFAULT;
 	return ret;
 }
 
