@@ -16,7 +16,8 @@
  * process's other threads are not held up by a slow peer; the retry maps
  * what the event brought.  If the first wait ran out, the retry fails the
  * fault at once rather than waiting a second time.  pfn_mkwrite (an
- * upgrade) cannot be retried and waits with the lock, within the bound.
+ * upgrade) cannot be retried and waits with the lock, within the bound;
+ * it makes the PTE writable itself, under the line lock.
  */
 #include <linux/sched/signal.h>
 #include <linux/jiffies.h>
@@ -155,8 +156,11 @@ static int wait_for_home(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 	return 0;
 }
 
-/* Start dropping @unit's copy; true if an EVICT went out. */
-static bool try_evict(struct ddsm_node *n, u64 unit)
+/*
+ * Start dropping @unit's copy; true if an EVICT went out.  @nowait (the
+ * shrinker): give up rather than wait for the line lock.
+ */
+bool ddsm_evict(struct ddsm_node *n, u64 unit, bool nowait)
 {
 	struct mutex *cl = ddsm_cl_lock(n, unit);
 	struct ddsm_action buf[3];
@@ -164,10 +168,15 @@ static bool try_evict(struct ddsm_node *n, u64 unit)
 	bool started;
 
 	ddsm_actions_init(&acts, buf, ARRAY_SIZE(buf));
-	mutex_lock(cl);
+	if (!nowait)
+		mutex_lock(cl);
+	else if (!mutex_trylock(cl))
+		return false;
 	started = !ddsm_cache_evict(&n->cache, unit, &acts);
 	if (started)
 		ddsm_frame_leaving(n, unit);
+	else if (ddsm_cache_line(&n->cache, unit)->state == DDSM_C_I)
+		ddsm_frame_release(n, unit);	/* a frame left behind */
 	mutex_unlock(cl);
 	if (started) {
 		atomic64_inc(&n->stats.evictions);
@@ -188,7 +197,7 @@ static void make_room(struct ddsm_node *n)
 	for (tries = 0; ddsm_frames_need_room(n) && tries < 64; tries++) {
 		if (!ddsm_frames_clock_next(n, &victim))
 			break;
-		try_evict(n, victim);
+		ddsm_evict(n, victim, false);
 	}
 	wait_event_timeout(n->frames.room,
 			   atomic64_read(&n->frames.cached) < n->frames.limit,
@@ -251,7 +260,7 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 			if (WARN_ON_ONCE(write && res != DDSM_FAULT_MAP_RW))
 				ret = VM_FAULT_SIGBUS;
 			else if (mkwrite)
-				ret = 0;	/* the core makes the PTE writable */
+				ret = ddsm_mm_mkwrite(vmf, frame);
 			else
 				ret = ddsm_mm_map(vmf, frame,
 						  res == DDSM_FAULT_MAP_RW);

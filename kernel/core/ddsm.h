@@ -75,6 +75,7 @@ struct ddsm_stats {
 	atomic64_t mappings;
 	atomic64_t fault_timeouts;
 	atomic64_t evictions;
+	atomic64_t shrinker_evictions;	/* of which the shrinker started */
 	atomic64_t fault_errors;
 	atomic64_t peer_ups;
 	atomic64_t peer_downs;
@@ -120,6 +121,7 @@ struct ddsm_node {
 	struct ddsm_dir dir;
 	struct ddsm_cache cache;
 	struct ddsm_frames frames;
+	struct shrinker *shrinker;	/* mm/shrink.c */
 	struct ddsm_transport *tp;
 	struct ddsm_stats stats;
 
@@ -161,7 +163,8 @@ static inline wait_queue_head_t *ddsm_cl_wait(struct ddsm_node *n, u64 unit)
 	return &n->cl_waits[ddsm_cl_hash(unit)];
 }
 
-/* core/access.c: the fault path. */
+/* core/access.c: the fault path, and eviction (CLOCK, the shrinker). */
+bool ddsm_evict(struct ddsm_node *n, u64 unit, bool nowait);
 vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 		       bool write, bool mkwrite);
 

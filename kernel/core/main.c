@@ -247,15 +247,22 @@ static int __init ddsm_init(void)
 	ret = ddsm_node_build(n, max(nr, 1), node_id, addrs);
 	if (ret)
 		goto err_mapping;
+	ret = ddsm_shrinker_register(n);
+	if (ret) {
+		pr_err("cannot register the frame shrinker: %d\n", ret);
+		goto err_build;
+	}
 	ret = ddsm_dev_register(n, mode);
 	if (ret) {
 		pr_err("cannot register /dev/%s: %d\n", DDSM_DEV_NAME, ret);
-		goto err_build;
+		goto err_shrinker;
 	}
 	kfree(addrs);
 	ddsm_node = n;
 	return 0;
 
+err_shrinker:
+	ddsm_shrinker_unregister(n);
 err_build:
 	ddsm_node_unbuild(n);
 err_mapping:
@@ -276,6 +283,7 @@ static void __exit ddsm_exit(void)
 
 	/* No file is open (they pin the module), so no mapping is left. */
 	ddsm_dev_unregister(n);
+	ddsm_shrinker_unregister(n);
 	ddsm_node_unbuild(n);
 	debugfs_remove_recursive(ddsm_debugfs);
 	ddsm_mapping_exit(n);

@@ -8,6 +8,7 @@
  * instead of silently becoming writable.
  */
 #include <linux/mm.h>
+#include <linux/pfn_t.h>
 #include "mm.h"
 #include "../core/ddsm.h"
 
@@ -82,6 +83,23 @@ vm_fault_t ddsm_mm_map(struct vm_fault *vmf, struct page *frame,
 		prot = vm_get_page_prot(vma->vm_flags);
 	return vmf_insert_pfn_prot(vma, vmf->address, page_to_pfn(frame),
 				   prot);
+}
+
+/*
+ * Under the unit's line lock, so that an invalidation cannot slip in
+ * between the protocol granting the store and the PTE allowing it.  Left
+ * to the core (returning 0 from pfn_mkwrite), the PTE would be made
+ * writable after the lock is dropped, checked only against the PTE seen
+ * at fault time: a zap and a re-map read-only of the same frame in
+ * between would be made writable on an S copy.  The pfn is marked
+ * special, as this VM_PFNMAP mapping's PTEs are; the return is
+ * VM_FAULT_NOPAGE, so the core leaves the PTE alone.
+ */
+vm_fault_t ddsm_mm_mkwrite(struct vm_fault *vmf, struct page *frame)
+{
+	return vmf_insert_mixed_mkwrite(vmf->vma, vmf->address,
+					__pfn_to_pfn_t(page_to_pfn(frame),
+						       PFN_SPECIAL));
 }
 
 void ddsm_mm_zap(struct ddsm_node *n, u64 unit)

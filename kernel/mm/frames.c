@@ -45,8 +45,8 @@ int ddsm_frames_init(struct ddsm_frames *f, u64 nr_home, u64 nr_units,
 	}
 	f->limit = limit;
 	f->hand = 0;
-	f->chunk = NULL;
-	f->chunk_used = 0;
+	f->chunk[0] = NULL;
+	f->chunk[1] = NULL;
 	spin_lock_init(&f->lock);
 	init_waitqueue_head(&f->room);
 	atomic64_set(&f->resident, 0);
@@ -70,9 +70,13 @@ static void free_slots(struct page **slots, u64 nr)
 
 void ddsm_frames_destroy(struct ddsm_frames *f)
 {
-	while (f->chunk && f->chunk_used < FRAME_CHUNK_PAGES)
-		__free_page(nth_page(f->chunk, f->chunk_used++));
-	f->chunk = NULL;
+	unsigned int k;
+
+	for (k = 0; k < ARRAY_SIZE(f->chunk); k++) {
+		while (f->chunk[k] && f->chunk_used[k] < FRAME_CHUNK_PAGES)
+			__free_page(nth_page(f->chunk[k], f->chunk_used[k]++));
+		f->chunk[k] = NULL;
+	}
 	if (f->home)
 		free_slots(f->home, f->nr_home);
 	if (f->cache)
@@ -116,27 +120,29 @@ struct page *ddsm_frame_peek(struct ddsm_node *n, u64 unit)
 	return slot ? smp_load_acquire(slot) : NULL;
 }
 
-/* The next page of the current chunk, or NULL; with f->lock held. */
-static struct page *chunk_take(struct ddsm_frames *f)
+/* The next page of chunk @k, or NULL; with f->lock held. */
+static struct page *chunk_take(struct ddsm_frames *f, int k)
 {
 	struct page *page;
 
-	if (!f->chunk)
+	if (!f->chunk[k])
 		return NULL;
-	page = nth_page(f->chunk, f->chunk_used++);
-	if (f->chunk_used == FRAME_CHUNK_PAGES)
-		f->chunk = NULL;
+	page = nth_page(f->chunk[k], f->chunk_used[k]++);
+	if (f->chunk_used[k] == FRAME_CHUNK_PAGES)
+		f->chunk[k] = NULL;
 	return page;
 }
 
-/* A zeroed page for a frame: from a chunk if one can be had. */
-static struct page *alloc_frame(struct ddsm_frames *f, gfp_t gfp)
+/* A zeroed page for a frame (@k: 1 for a cache frame), from a chunk if it can. */
+static struct page *alloc_frame(struct ddsm_frames *f, gfp_t gfp, int k)
 {
 	struct page *page, *chunk;
 	unsigned int i;
 
+	if (k)
+		gfp |= __GFP_ACCOUNT;
 	spin_lock(&f->lock);
-	page = chunk_take(f);
+	page = chunk_take(f, k);
 	spin_unlock(&f->lock);
 	if (page)
 		return page;
@@ -148,11 +154,11 @@ static struct page *alloc_frame(struct ddsm_frames *f, gfp_t gfp)
 		return alloc_page(gfp | __GFP_ZERO);
 	split_page(chunk, FRAME_CHUNK_ORDER);
 	spin_lock(&f->lock);
-	page = chunk_take(f);
+	page = chunk_take(f, k);
 	if (!page) {
-		f->chunk = chunk;
-		f->chunk_used = 0;
-		page = chunk_take(f);
+		f->chunk[k] = chunk;
+		f->chunk_used[k] = 0;
+		page = chunk_take(f, k);
 		chunk = NULL;
 	}
 	spin_unlock(&f->lock);
@@ -173,7 +179,7 @@ struct page *ddsm_frame_get(struct ddsm_node *n, u64 unit, gfp_t gfp)
 	if (page)
 		return page;
 
-	page = alloc_frame(&n->frames, gfp);
+	page = alloc_frame(&n->frames, gfp, slot != home_slot_of(n, unit));
 	if (!page)
 		return NULL;
 	spin_lock(&n->frames.lock);
@@ -238,26 +244,38 @@ bool ddsm_frames_need_room(struct ddsm_node *n)
 			   atomic64_read(&f->evicting) >= f->limit;
 }
 
+/*
+ * The hand sweeps the slots of every unit, most of them empty in a large
+ * space: a batch at a time under the lock, so neither the frame
+ * allocations that share it nor the CPU wait for a whole sweep.  Two
+ * sweeps at most (the second chance).  May sleep.
+ */
+#define CLOCK_BATCH	256
+
 bool ddsm_frames_clock_next(struct ddsm_node *n, u64 *unit)
 {
 	struct ddsm_frames *f = &n->frames;
-	u64 steps, u;
+	u64 steps = 0, u, end;
 	bool found = false;
 
 	if (!f->nr_cache)
 		return false;
-	spin_lock(&f->lock);
-	for (steps = 0; steps < 2 * f->nr_cache; steps++) {
-		u = f->hand;
-		f->hand = (f->hand + 1) % f->nr_cache;
-		if (!f->cache[u])
-			continue;
-		if (test_and_clear_bit(u, f->ref))
-			continue;	/* second chance */
-		*unit = u;
-		found = true;
-		break;
+	while (!found && steps < 2 * f->nr_cache) {
+		end = min(steps + CLOCK_BATCH, 2 * f->nr_cache);
+		spin_lock(&f->lock);
+		for (; steps < end; steps++) {
+			u = f->hand;
+			f->hand = (f->hand + 1) % f->nr_cache;
+			if (!f->cache[u])
+				continue;
+			if (test_and_clear_bit(u, f->ref))
+				continue;	/* second chance */
+			*unit = u;
+			found = true;
+			break;
+		}
+		spin_unlock(&f->lock);
+		cond_resched();
 	}
-	spin_unlock(&f->lock);
 	return found;
 }

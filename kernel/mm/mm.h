@@ -28,8 +28,14 @@ struct ddsm_frames {
 	u64 hand;		/* CLOCK hand, a unit number */
 	u64 limit;		/* most cache frames (0: no limit) */
 	spinlock_t lock;	/* first touches of one unit; the hand; chunk */
-	struct page *chunk;	/* zeroed pages not yet handed out */
-	unsigned int chunk_used;	/* pages of @chunk handed out */
+	/*
+	 * Zeroed pages not yet handed out, and how many of each were: one
+	 * chunk for home frames, one for cache frames (charged to the
+	 * faulting task's memory cgroup; home frames are charged to no
+	 * one, they live as long as the module).
+	 */
+	struct page *chunk[2];
+	unsigned int chunk_used[2];
 	atomic64_t resident;	/* home and cache frames */
 	atomic64_t cached;	/* cache frames */
 	atomic64_t evicting;	/* cache frames on their way out */
@@ -63,9 +69,15 @@ bool ddsm_frames_need_room(struct ddsm_node *n);
  */
 bool ddsm_frames_clock_next(struct ddsm_node *n, u64 *unit);
 
+/* Give cache frames back under memory pressure (shrink.c). */
+int ddsm_shrinker_register(struct ddsm_node *n);
+void ddsm_shrinker_unregister(struct ddsm_node *n);
+
 /* Map @frame at the faulting address. */
 vm_fault_t ddsm_mm_map(struct vm_fault *vmf, struct page *frame,
 		       bool writable);
+/* pfn_mkwrite: make the read-only PTE of @frame writable (or install it). */
+vm_fault_t ddsm_mm_mkwrite(struct vm_fault *vmf, struct page *frame);
 /* Remove every PTE of @unit in every process of this node; may sleep. */
 void ddsm_mm_zap(struct ddsm_node *n, u64 unit);
 

@@ -333,6 +333,9 @@ static int handle_inv(struct ddsm_cache *c, struct ddsm_cline *l,
 		l->gen++;
 		ddsm_act_add(acts, DDSM_ACT_ZAP, m->unit);
 	}
+	/* An invalid copy is no use: its frame counts against cache_frames. */
+	if (!ret && l->state == DDSM_C_I)
+		ddsm_act_add(acts, DDSM_ACT_FREE_FRAME, m->unit);
 	ack_requester(c, m, 0, acts);
 	return ret;
 }

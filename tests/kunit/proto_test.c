@@ -72,6 +72,8 @@ static void proto_write_invalidates_all_sharers(struct kunit *test)
 	for (i = 0; i < 3; i++) {
 		KUNIT_EXPECT_EQ(test, (u8)DDSM_C_I, cstate(s, i, 3));
 		KUNIT_EXPECT_EQ(test, 1U, s->n[i].zaps[3]);
+		/* An invalid copy's frame goes: cache_frames is a real bound. */
+		KUNIT_EXPECT_EQ(test, 1U, s->n[i].frees[3]);
 	}
 	/* Three INV ACKs plus home's grant. */
 	KUNIT_EXPECT_EQ(test, 4U, s->sent[DDSM_MSG_ACK] - 3);
