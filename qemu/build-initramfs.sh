@@ -14,7 +14,10 @@
 #   PROJECT_OUT defaults to $BUILD_DIR/qemu/project.cpio.gz; cluster.sh passes
 #   a per-run path so parallel runs never race on the same file.
 # Env: BUILD_DIR (default <repo>/build), STAGE (default $BUILD_DIR/stage),
-#      KVER (default: tools/kver.sh).
+#      KVER (default: tools/kver.sh); for a kernel that is not installed
+#      (tests/run-debug.sh): MODROOT, the root its modules were installed
+#      under (default /), and VMLINUX, its ELF image (default: extracted
+#      from /boot/vmlinuz-$KVER).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -24,7 +27,8 @@ STAGE=${STAGE:-$BUILD_DIR/stage}
 KVER=${KVER:-$("$REPO/tools/kver.sh")}
 QDIR=$BUILD_DIR/qemu
 PROJECT_OUT=${1:-$QDIR/project.cpio.gz}
-MODDIR=/lib/modules/$KVER
+MODROOT=${MODROOT:-}
+MODDIR=$MODROOT/lib/modules/$KVER
 MULTIARCH=/usr/lib/x86_64-linux-gnu
 
 # Guest modules we ask for; their dependencies are added by deps_of.
@@ -49,6 +53,10 @@ pack() {
 # from there and keep the first result that is an ELF.
 extract_vmlinux() {
 	local img=/boot/vmlinuz-$KVER out=$QDIR/vmlinux-$KVER tmp
+	if [ -n "${VMLINUX:-}" ]; then
+		[ "$VMLINUX" -nt "$out" ] && cp -f "$VMLINUX" "$out"
+		return 0
+	fi
 	[ -s "$out" ] && return 0
 	tmp=$out.tmp.$$
 	try() { # try MAGIC DECOMPRESSOR...
@@ -78,10 +86,10 @@ deps_of() {
 	local m=$1 d
 	case " $SEEN " in *" $m "*) return ;; esac
 	SEEN="$SEEN $m"
-	for d in $(modinfo -k "$KVER" -F depends "$m" 2>/dev/null | tr ',' ' '); do
+	for d in $(modinfo -b "${MODROOT:-/}" -k "$KVER" -F depends "$m" 2>/dev/null | tr ',' ' '); do
 		deps_of "$d"
 	done
-	modinfo -k "$KVER" -n "$m" 2>/dev/null | grep '^/' || true
+	modinfo -b "${MODROOT:-/}" -k "$KVER" -n "$m" 2>/dev/null | grep '^/' || true
 }
 
 # copy_bin FILE: FILE and the shared libraries it needs, at the same paths.
@@ -125,10 +133,12 @@ build_base() {
 
 	SEEN=
 	for f in $(for m in $MODULES; do deps_of "$m"; done | sort -u); do
-		mkdir -p "$ROOT$(dirname "$f")"
-		cp "$f" "$ROOT$f"
+		a=${f#"$MODROOT"}	# where the guest finds it
+		mkdir -p "$ROOT$(dirname "$a")"
+		cp "$f" "$ROOT$a"
 	done
-	cp "$MODDIR"/modules.{order,builtin,builtin.modinfo} "$ROOT$MODDIR/"
+	mkdir -p "$ROOT/lib/modules/$KVER"
+	cp "$MODDIR"/modules.{order,builtin,builtin.modinfo} "$ROOT/lib/modules/$KVER/"
 	depmod -b "$ROOT" "$KVER"
 
 	cp "$HERE/guest/init" "$ROOT/init"
