@@ -17,9 +17,19 @@
 #include "rdma.h"
 #include "trace_net.h"
 
+/*
+ * Pool items come back with whatever their last use left in them: the
+ * page reference at least must be clear, or freeing an item that was
+ * never filled in (a connection replaced meanwhile) drops a page that is
+ * not ours.  KASAN caught exactly that in rdma_send_on (make check-debug).
+ */
 struct rdma_txq_item *rdma_item_alloc(struct rdma_tp *tp, gfp_t gfp)
 {
-	return mempool_alloc(tp->txq_pool, gfp);
+	struct rdma_txq_item *it = mempool_alloc(tp->txq_pool, gfp);
+
+	if (it)
+		it->page = NULL;
+	return it;
 }
 
 void rdma_item_free(struct rdma_tp *tp, struct rdma_txq_item *it)
