@@ -120,7 +120,8 @@ static unsigned long home_wait_until(struct ddsm_node *n, u32 home,
 }
 
 static int wait_for_home(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
-			 unsigned long deadline, bool drop)
+			 unsigned long deadline, unsigned int timeout_ms,
+			 bool drop)
 {
 	u32 home = ddsm_unit_home(&n->space, unit);
 	unsigned long until;
@@ -150,7 +151,7 @@ static int wait_for_home(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 	    !time_before(jiffies, deadline)) {
 		atomic64_inc(&n->stats.fault_timeouts);
 		pr_warn_ratelimited("ddsm: fault on unit %llu: home node %u not connected within %u ms\n",
-				    unit, home, ddsm_fault_timeout_ms());
+				    unit, home, timeout_ms);
 		return -ETIMEDOUT;
 	}
 	return 0;
@@ -211,7 +212,6 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 	unsigned long deadline = jiffies + msecs_to_jiffies(timeout_ms);
 	struct mutex *cl = ddsm_cl_lock(n, unit);
 	bool drop = may_drop_lock(vmf, mkwrite);
-	long lost_retry_delay = msecs_to_jiffies(DDSM_LOST_RETRY_MS);
 	struct ddsm_stuck *stuck = &n->cl_stuck[ddsm_cl_hash(unit)];
 	struct ddsm_action buf[2];
 	struct ddsm_actions acts;
@@ -231,7 +231,7 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 		u32 seq;
 		int err;
 
-		switch (wait_for_home(n, vmf, unit, deadline, drop)) {
+		switch (wait_for_home(n, vmf, unit, deadline, timeout_ms, drop)) {
 		case 0:
 			break;
 		case -EAGAIN:
@@ -334,7 +334,7 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 			 * with it (rejoin.c): ask again, within the bound.
 			 */
 			atomic64_inc(&n->stats.lost_retries);
-			schedule_timeout_killable(lost_retry_delay);
+			schedule_timeout_killable(msecs_to_jiffies(DDSM_LOST_RETRY_MS));
 			if (fatal_signal_pending(current))
 				return fault_done(n, unit, write, mkwrite,
 						  waited, VM_FAULT_SIGBUS);
