@@ -16,8 +16,9 @@
 # Env: BUILD_DIR (default <repo>/build), STAGE (default $BUILD_DIR/stage),
 #      KVER (default: tools/kver.sh); for a kernel that is not installed
 #      (tests/run-debug.sh): MODROOT, the root its modules were installed
-#      under (default /), and VMLINUX, its ELF image (default: extracted
-#      from /boot/vmlinuz-$KVER).
+#      under (default /), and VMLINUX, the image to boot (the debug
+#      kernel's bzImage; default: the ELF extracted from
+#      /boot/vmlinuz-$KVER).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

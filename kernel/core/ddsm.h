@@ -75,7 +75,6 @@ struct ddsm_stats {
 	atomic64_t mappings;
 	atomic64_t fault_timeouts;
 	atomic64_t evictions;
-	atomic64_t shrinker_evictions;	/* of which the shrinker started */
 	atomic64_t fault_errors;
 	atomic64_t peer_ups;
 	atomic64_t peer_downs;

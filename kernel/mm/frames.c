@@ -172,6 +172,7 @@ struct page *ddsm_frame_get(struct ddsm_node *n, u64 unit, gfp_t gfp)
 {
 	struct page **slot = unit_slot(n, unit);
 	struct page *page, *old;
+	bool cache;
 
 	if (!slot)
 		return NULL;
@@ -179,7 +180,8 @@ struct page *ddsm_frame_get(struct ddsm_node *n, u64 unit, gfp_t gfp)
 	if (page)
 		return page;
 
-	page = alloc_frame(&n->frames, gfp, slot != home_slot_of(n, unit));
+	cache = slot != home_slot_of(n, unit);
+	page = alloc_frame(&n->frames, gfp, cache);
 	if (!page)
 		return NULL;
 	spin_lock(&n->frames.lock);
@@ -188,7 +190,7 @@ struct page *ddsm_frame_get(struct ddsm_node *n, u64 unit, gfp_t gfp)
 		/* Publish only a fully zeroed page to lockless readers. */
 		smp_store_release(slot, page);
 		atomic64_inc(&n->frames.resident);
-		if (slot != home_slot_of(n, unit))
+		if (cache)
 			atomic64_inc(&n->frames.cached);
 	}
 	spin_unlock(&n->frames.lock);

@@ -57,7 +57,6 @@ static unsigned long frames_scan(struct shrinker *s,
 			started++;
 	}
 	up_read(&n->cfg_sem);
-	atomic64_add(started, &n->stats.shrinker_evictions);
 	return started ?: SHRINK_STOP;
 }
 
