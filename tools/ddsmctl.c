@@ -121,6 +121,8 @@ static int cmd_status(struct ddsm *d, const char *dev)
 	C(orphans);
 	C(orphans_dropped);
 	C(lost_retries);
+	C(excl_reads);
+	C(graces);
 	C(cache_frames);
 	C(fault_errors);
 #undef C

@@ -21,6 +21,7 @@
  */
 #include <linux/sched/signal.h>
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/printk.h>
 #include "ddsm.h"
 #include "trace.h"
@@ -264,8 +265,16 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 			else
 				ret = ddsm_mm_map(vmf, frame,
 						  res == DDSM_FAULT_MAP_RW);
+			/* Let the access run before a forwarded request (rx.c). */
+			if (ddsm_cache_line(&n->cache, unit)->hold)
+				atomic64_set(&n->cl_granted_ns[ddsm_cl_hash(unit)],
+					     ktime_get_ns());
 			/* The access has its PTE: home may serve the next one. */
-			ddsm_hold_done(n, unit, &acts);
+			if (!write &&
+			    ddsm_cache_hold_until_write(&n->cache, unit))
+				ddsm_hold_for_write(n, unit, &acts);
+			else
+				ddsm_hold_done(n, unit, &acts);
 			mutex_unlock(cl);
 			ddsm_run_actions(n, &acts, NULL);
 			if (!waited)

@@ -111,6 +111,7 @@ static int alloc_state(struct ddsm_node *n)
 		      DDSM_DIR_WAIT_SLOTS);
 	n->dir.rejoin = n->params.rejoin_ms != 0;
 	n->cache.keep_orphans = n->params.rejoin_ms != 0;
+	n->dir.migrate = n->params.migratory;
 	return 0;
 }
 

@@ -43,6 +43,7 @@
 #define DDSM_MAX_SIZE	(64ULL << 30)
 #define DDSM_HOLD_SLOTS	128	/* held lines tracked for the timer (hold.c) */
 #define DDSM_HOLD_MS	500	/* longest a held line waits for its access */
+#define DDSM_WRITE_HOLD_MS 2	/* ... and a migratory one, read, for its write */
 #define DDSM_LOST_RETRY_MS 100	/* pause before asking again for a lost unit */
 
 /* What the module was loaded with; kept across reconfigurations. */
@@ -58,6 +59,7 @@ struct ddsm_params {
 	bool inject;
 	struct dentry *debugfs;
 	unsigned int rejoin_ms;	/* 0: a node declared dead loses its data */
+	bool migratory;		/* grant migrating units M on a read (dir.h) */
 	u8 *auth_key;		/* cluster key (key.c), or NULL */
 	u32 auth_key_len;
 };
@@ -83,6 +85,7 @@ struct ddsm_stats {
 	atomic64_t hold_expired;
 	atomic64_t hold_skipped;
 	atomic64_t lost_retries;
+	atomic64_t graces;
 	atomic64_t drops[DDSM_MSG_VERDICT_NR];
 };
 
@@ -102,8 +105,10 @@ struct ddsm_holds {
 	struct {
 		u64 unit;
 		unsigned long since;
+		unsigned long bound;	/* jiffies from @since */
 		u32 seq;
 		u8 used;
+		u8 for_write;	/* read done, waiting for the write */
 	} slot[DDSM_HOLD_SLOTS];
 	struct delayed_work work;
 };
@@ -138,6 +143,11 @@ struct ddsm_node {
 		u64 unit;
 		u32 seq;
 	} cl_stuck[DDSM_CL_LOCKS];
+	/*
+	 * Per hash: when a fault last mapped a unit it was granted, until a
+	 * request taking a unit away has let it run (rx.c); 0: none.
+	 */
+	atomic64_t cl_granted_ns[DDSM_CL_LOCKS];
 
 	struct inode *inode;		/* owns the module-wide mapping */
 	struct address_space *mapping;	/* every open file maps through it */
@@ -146,6 +156,8 @@ struct ddsm_node {
 
 /* core/main.c: the fault_timeout_ms parameter, as it is now. */
 unsigned int ddsm_fault_timeout_ms(void);
+/* core/main.c: the grace_us parameter, as it is now. */
+unsigned int ddsm_grace_us(void);
 
 static inline unsigned int ddsm_cl_hash(u64 unit)
 {
@@ -185,6 +197,8 @@ void ddsm_holds_init(struct ddsm_node *n);
 void ddsm_holds_stop(struct ddsm_node *n);
 void ddsm_hold_start(struct ddsm_node *n, u64 unit);
 void ddsm_hold_done(struct ddsm_node *n, u64 unit, struct ddsm_actions *acts);
+void ddsm_hold_for_write(struct ddsm_node *n, u64 unit,
+			 struct ddsm_actions *acts);
 
 /* core/key.c */
 int ddsm_key_load(struct ddsm_params *p, const char *path);

@@ -80,6 +80,8 @@ static void fill_status(struct ddsm_node *n, struct ddsm_status *st)
 	st->orphans = READ_ONCE(n->cache.stats.orphans);
 	st->orphans_dropped = READ_ONCE(n->cache.stats.orphans_dropped);
 	st->lost_retries = atomic64_read(&n->stats.lost_retries);
+	st->excl_reads = READ_ONCE(n->dir.stats.excl_reads);
+	st->graces = atomic64_read(&n->stats.graces);
 	st->evictions = atomic64_read(&n->stats.evictions);
 	st->cache_frames = atomic64_read(&n->frames.cached);
 	st->fault_errors = atomic64_read(&n->stats.fault_errors);

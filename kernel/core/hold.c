@@ -8,6 +8,9 @@
  * wake-up and the retry, or gave up) would keep home locked for good, so
  * every hold is also recorded here and released by a timer after
  * DDSM_HOLD_MS: a bound on what one absent thread can cost the others.
+ * A migratory copy read is held on for its write (ddsm_hold_for_write),
+ * for DDSM_WRITE_HOLD_MS at most: a reader that does not write costs the
+ * next node that long, once, and the unit stops being migratory.
  */
 #define pr_fmt(fmt) "ddsm: " fmt
 #include <linux/jiffies.h>
@@ -37,29 +40,36 @@ static void hold_expire(struct work_struct *work)
 	struct ddsm_holds *h = container_of(to_delayed_work(work),
 					    struct ddsm_holds, work);
 	struct ddsm_node *n = container_of(h, struct ddsm_node, holds);
-	unsigned long bound = msecs_to_jiffies(DDSM_HOLD_MS);
+	unsigned long next = msecs_to_jiffies(DDSM_HOLD_MS) / 4 + 1;
 	u32 i, left = 0;
 
 	for (i = 0; i < DDSM_HOLD_SLOTS; i++) {
+		unsigned long end;
+		bool expired;
 		u64 unit;
 		u32 seq;
 
 		spin_lock(&h->lock);
-		if (!h->slot[i].used ||
-		    time_before(jiffies, h->slot[i].since + bound)) {
-			left += h->slot[i].used;
+		end = h->slot[i].since + h->slot[i].bound;
+		if (!h->slot[i].used || time_before(jiffies, end)) {
+			if (h->slot[i].used) {
+				left++;
+				next = min(next, end - jiffies);
+			}
 			spin_unlock(&h->lock);
 			continue;
 		}
 		unit = h->slot[i].unit;
 		seq = h->slot[i].seq;
+		/* A read that was not followed by a write is no failure. */
+		expired = !h->slot[i].for_write;
 		h->slot[i].used = 0;
 		h->nr--;
 		spin_unlock(&h->lock);
-		release_now(n, unit, seq, true);
+		release_now(n, unit, seq, expired);
 	}
 	if (left)
-		schedule_delayed_work(&h->work, bound / 4 + 1);
+		schedule_delayed_work(&h->work, next);
 }
 
 void ddsm_hold_start(struct ddsm_node *n, u64 unit)
@@ -76,6 +86,8 @@ void ddsm_hold_start(struct ddsm_node *n, u64 unit)
 		h->slot[i].unit = unit;
 		h->slot[i].seq = seq;
 		h->slot[i].since = jiffies;
+		h->slot[i].bound = msecs_to_jiffies(DDSM_HOLD_MS);
+		h->slot[i].for_write = 0;
 		if (!h->nr++)
 			schedule_delayed_work(&h->work,
 					      msecs_to_jiffies(DDSM_HOLD_MS) / 4 + 1);
@@ -105,6 +117,35 @@ void ddsm_hold_done(struct ddsm_node *n, u64 unit, struct ddsm_actions *acts)
 		}
 	}
 	spin_unlock(&h->lock);
+}
+
+/*
+ * Under @unit's cache-line lock, after a read of a migratory copy
+ * (ddsm_cache_hold_until_write): keep home waiting for the write, within
+ * DDSM_WRITE_HOLD_MS.  Without a slot to bound that, release now.
+ */
+void ddsm_hold_for_write(struct ddsm_node *n, u64 unit,
+			 struct ddsm_actions *acts)
+{
+	struct ddsm_holds *h = &n->holds;
+	u32 i;
+
+	spin_lock(&h->lock);
+	for (i = 0; i < DDSM_HOLD_SLOTS; i++) {
+		if (!h->slot[i].used || h->slot[i].unit != unit)
+			continue;
+		if (!h->slot[i].for_write) {
+			h->slot[i].for_write = 1;
+			h->slot[i].since = jiffies;
+			h->slot[i].bound = msecs_to_jiffies(DDSM_WRITE_HOLD_MS);
+			mod_delayed_work(system_wq, &h->work,
+					 h->slot[i].bound);
+		}
+		spin_unlock(&h->lock);
+		return;
+	}
+	spin_unlock(&h->lock);
+	ddsm_hold_done(n, unit, acts);
 }
 
 void ddsm_holds_init(struct ddsm_node *n)

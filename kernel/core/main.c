@@ -24,6 +24,7 @@
 static unsigned long long size = 256ULL << 20;
 static ushort mode = 0600;
 static unsigned int fault_timeout_ms = 10000;
+static unsigned int grace_us = 200;
 static char *home_policy = "interleave";
 static unsigned int node_id;
 static char *nodes = "";
@@ -36,6 +37,7 @@ static bool inject;
 static unsigned long cache_frames = 65536;
 static char *auth_key = "";
 static unsigned int rejoin_ms = 30000;
+static bool migratory = true;
 
 static int size_set(const char *val, const struct kernel_param *kp)
 {
@@ -85,6 +87,11 @@ unsigned int ddsm_fault_timeout_ms(void)
 	return READ_ONCE(fault_timeout_ms);
 }
 
+unsigned int ddsm_grace_us(void)
+{
+	return min(READ_ONCE(grace_us), 10000U);
+}
+
 module_param_cb(fault_timeout_ms, &fault_timeout_ops, &fault_timeout_ms, 0644);
 MODULE_PARM_DESC(fault_timeout_ms, "A fault waiting longer than this gets SIGBUS (default 10000, 100..3600000, writable at run time)");
 module_param(home_policy, charp, 0444);
@@ -103,6 +110,10 @@ module_param(reconnect_ms, uint, 0444);
 MODULE_PARM_DESC(reconnect_ms, "Retry a lost connection this often (default 1000)");
 module_param(rejoin_ms, uint, 0444);
 MODULE_PARM_DESC(rejoin_ms, "A node declared dead that returns within this long brings back the units it owned (default 30000; 0: they are lost)");
+module_param(grace_us, uint, 0644);
+MODULE_PARM_DESC(grace_us, "A unit a fault just mapped is taken away no sooner than this, so the faulting instruction runs first (default 200, at most 10000, 0: off, writable at run time)");
+module_param(migratory, bool, 0444);
+MODULE_PARM_DESC(migratory, "Grant a read miss M when the unit migrates (read, then written, by one node after another) (default on)");
 module_param(rdma_frames, uint, 0444);
 MODULE_PARM_DESC(rdma_frames, "Pages in the frame pool peers may read and write (default 256, at most 512)");
 module_param(cache_frames, ulong, 0444);
@@ -221,6 +232,7 @@ static int __init ddsm_init(void)
 	n->params.inject = inject;
 	n->params.cache_frames = cache_frames;
 	n->params.rejoin_ms = rejoin_ms;
+	n->params.migratory = migratory;
 	ddsm_node_init_locks(n);
 
 	nr = ddsm_parse_nodes(nodes, port, addrs);

@@ -4,7 +4,9 @@
  * anything trusts it, handed to the directory (home side) or the cache
  * (requester side), and the actions they return are carried out here.
  */
+#include <linux/delay.h>
 #include <linux/highmem.h>
+#include <linux/ktime.h>
 #include <linux/printk.h>
 #include "ddsm.h"
 #include "trace.h"
@@ -142,6 +144,36 @@ static void refuse(struct ddsm_node *n, const struct ddsm_msg *req, u8 err,
 	ddsm_act_send(acts, &m);
 }
 
+/*
+ * A fault that was granted @unit installed its PTE and released home, but
+ * the instruction that faulted runs again only when its task next gets
+ * the CPU.  On the unit's home, or on one vCPU, the request that takes the
+ * unit away can be here first: this thread has real-time priority and
+ * may have kept the task off the CPU since, for however long it took
+ * (so the time since the grant says nothing).  The access would fault
+ * again, for ever under contention.  So the first such request after a
+ * grant sleeps grace_us, which lets the task run.
+ */
+#define DDSM_GRACE_WINDOW_NS	(20 * NSEC_PER_MSEC)
+
+static void let_access_run(struct ddsm_node *n, const struct ddsm_msg *m)
+{
+	atomic64_t *mark = &n->cl_granted_ns[ddsm_cl_hash(m->unit)];
+	u64 since = atomic64_read(mark);
+	unsigned long us = ddsm_grace_us();
+
+	if (m->type != DDSM_MSG_INV && m->type != DDSM_MSG_FETCH &&
+	    m->type != DDSM_MSG_FETCH_INV)
+		return;
+	if (!since || !us)
+		return;
+	if (ktime_get_ns() - since < DDSM_GRACE_WINDOW_NS) {
+		atomic64_inc(&n->stats.graces);
+		usleep_range(us, us + 20);
+	}
+	atomic64_cmpxchg(mark, since, 0);
+}
+
 void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
 	     struct page *data)
 {
@@ -164,6 +196,7 @@ void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
 	}
 	atomic64_inc(&n->stats.msgs_recv);
 	trace_ddsm_msg_recv(&m);
+	let_access_run(n, &m);
 
 	mutex_lock(&n->rx_lock);
 	ddsm_actions_init(&acts, n->rx_actions, DDSM_MAX_ACTIONS);

@@ -51,6 +51,8 @@ static void start_event(struct ddsm_cache *c, struct ddsm_cline *l, u64 unit,
 	l->err = 0;
 	l->granted = 0;
 	l->hold = 0;
+	l->excl_clean = 0;
+	l->got_clean = 0;
 	l->expect = 0;
 	l->acked = 0;
 	l->state = new_state;
@@ -65,6 +67,10 @@ enum ddsm_fault_result ddsm_cache_fault(struct ddsm_cache *c, u64 unit,
 
 	switch (l->state) {
 	case DDSM_C_M:
+		/* Home learns whether a migratory copy was written. */
+		if (!write && l->excl_clean)
+			return DDSM_FAULT_MAP_RO;
+		l->excl_clean = 0;
 		return DDSM_FAULT_MAP_RW;
 	case DDSM_C_S:
 		if (!write)
@@ -154,6 +160,7 @@ static void unlock(struct ddsm_cache *c, struct ddsm_cline *l, u64 unit,
 	/* The state tells home whether we got what we asked for (U: no). */
 	struct ddsm_msg m = {
 		.type = DDSM_MSG_UNLOCK,
+		.flags = l->got_clean ? DDSM_MF_CLEAN : 0,
 		.state = l->state == DDSM_C_M ? DDSM_G_M :
 			 l->state == DDSM_C_S ? DDSM_G_S : DDSM_G_U,
 		.src = self(c),
@@ -182,10 +189,12 @@ static void finish(struct ddsm_cache *c, struct ddsm_cline *l, u64 unit,
 		c->stats.proto_errors++;
 		l->err = EPROTO;
 		l->state = DDSM_C_I;
+		l->excl_clean = 0;
 		/* Release home's lock even on failure, or the unit stays locked. */
 		unlock(c, l, unit, acts);
 	} else {
-		l->state = l->state == DDSM_C_IS_D ? DDSM_C_S : DDSM_C_M;
+		l->state = l->state == DDSM_C_IS_D && !l->excl_clean ?
+			   DDSM_C_S : DDSM_C_M;
 		/* Home stays locked until the waiting access has run. */
 		l->hold = 1;
 		ddsm_act_add(acts, DDSM_ACT_HOLD, unit);
@@ -258,6 +267,8 @@ static int handle_ack(struct ddsm_cache *c, struct ddsm_cline *l,
 		goto bad;
 	if (l->acks_got >= m->acks)
 		goto bad;
+	if ((m->flags & DDSM_MF_EXCL) && l->state != DDSM_C_IS_D)
+		goto bad;
 
 	/*
 	 * Only home grants; once home has named the nodes that invalidate,
@@ -288,9 +299,12 @@ static int handle_ack(struct ddsm_cache *c, struct ddsm_cline *l,
 		l->have_data = 1;
 		ddsm_act_add(acts, DDSM_ACT_STORE, m->unit);
 	}
+	if (m->flags & DDSM_MF_CLEAN)
+		l->got_clean = 1;
 	if (m->flags & DDSM_MF_GRANT) {
 		l->granted = 1;
 		l->expect = m->copyset;
+		l->excl_clean = !!(m->flags & DDSM_MF_EXCL);
 	} else {
 		l->acked |= BIT_ULL(m->src);
 	}
@@ -344,9 +358,11 @@ static int handle_fetch(struct ddsm_cache *c, struct ddsm_cline *l,
 			const struct ddsm_msg *m, struct ddsm_actions *acts)
 {
 	bool inv = m->type == DDSM_MSG_FETCH_INV;
+	bool clean = l->state == DDSM_C_M && l->excl_clean;
 
 	c->stats.fetches++;
 	if (l->state == DDSM_C_M) {
+		l->excl_clean = 0;
 		/* Zap first: the copy below must see every local store. */
 		l->gen++;
 		ddsm_act_add(acts, DDSM_ACT_ZAP, m->unit);
@@ -359,7 +375,8 @@ static int handle_fetch(struct ddsm_cache *c, struct ddsm_cline *l,
 	}
 	if (!inv)
 		writeback(c, m, acts);
-	ack_requester(c, m, DDSM_MF_DATA, acts);
+	ack_requester(c, m, clean ? DDSM_MF_DATA | DDSM_MF_CLEAN : DDSM_MF_DATA,
+		      acts);
 	if (inv && l->state == DDSM_C_I)
 		ddsm_act_add(acts, DDSM_ACT_FREE_FRAME, m->unit);
 	return 0;

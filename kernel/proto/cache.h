@@ -54,6 +54,9 @@ struct ddsm_cline {
 	u8 err;		/* positive errno if the last event failed */
 	u8 granted;	/* home's own ACK arrived */
 	u8 hold;	/* done, UNLOCK deferred until the access is performed */
+	/* IS_D granted M (migratory), or M so granted and not yet written */
+	u8 excl_clean;
+	u8 got_clean;	/* this event's data came from such a copy */
 };
 
 /* Updated only by ddsm_cache_handle(), which its caller serialises. */
@@ -110,6 +113,21 @@ enum ddsm_fault_result ddsm_cache_fault(struct ddsm_cache *c, u64 unit,
  */
 int ddsm_cache_evict(struct ddsm_cache *c, u64 unit,
 		     struct ddsm_actions *acts);
+
+/*
+ * A read was just mapped on @unit.  Does its hold last until the write
+ * that follows?  Yes for a migratory copy (granted M on a read, not yet
+ * written): releasing it now would let the next reader, whose request is
+ * usually already queued at home, take the unit back before the store
+ * that the read was for.  The caller bounds that wait with a timer.
+ */
+static inline bool ddsm_cache_hold_until_write(const struct ddsm_cache *c,
+					       u64 unit)
+{
+	const struct ddsm_cline *l = &c->lines[unit];
+
+	return l->hold && l->state == DDSM_C_M && l->excl_clean;
+}
 
 /*
  * The access that waited for @unit's last event has been performed (or

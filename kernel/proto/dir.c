@@ -18,6 +18,7 @@ void ddsm_dir_init(struct ddsm_dir *d, const struct ddsm_space *space,
 	for (i = 0; i < pool_size; i++)
 		pool[i].next = i + 2 <= pool_size ? i + 2 : 0;
 	d->free = pool_size ? 1 : 0;
+	d->migrate = true;
 }
 
 static struct ddsm_dir_entry *entry_of(const struct ddsm_dir *d, u64 unit)
@@ -121,6 +122,16 @@ static void write_lock(struct ddsm_dir_entry *e, const struct ddsm_msg *m)
 static void grant_read(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 		       const struct ddsm_msg *m, struct ddsm_actions *acts)
 {
+	if (e->state == DDSM_G_M && e->migratory && d->migrate) {
+		/* Outcome, failure and death as for a write miss. */
+		write_lock(e, m);
+		e->wtype = DDSM_MSG_WRITE_MISS;
+		d->stats.excl_reads++;
+		forward(d, m, DDSM_MSG_FETCH_INV, e->owner, 2, acts);
+		reply(d, m, DDSM_MSG_ACK, DDSM_MF_EXCL, 2, e->state,
+		      NODE_BIT(e->owner), acts);
+		return;
+	}
 	if (e->state == DDSM_G_M) {
 		/* Owner supplies the data and writes it back; we wait for both. */
 		write_lock(e, m);
@@ -152,6 +163,14 @@ static void grant_write(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 	u64 others = e->copyset & ~rbit;
 	u16 acks = (u16)(hweight64(others) + 1);
 
+	/*
+	 * Read from the last writer, now written by the reader, nobody else
+	 * sharing: the unit moves from node to node.
+	 */
+	if (d->migrate && m->type == DDSM_MSG_WRITE_SHARED &&
+	    e->state == DDSM_G_S &&
+	    e->owner != m->requester && e->copyset == (rbit | NODE_BIT(e->owner)))
+		e->migratory = 1;
 	write_lock(e, m);
 	if (e->state == DDSM_G_M) {
 		forward(d, m, DDSM_MSG_FETCH_INV, e->owner, 2, acts);
@@ -355,6 +374,9 @@ static int handle_unlock(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 	if (e->wlocked && e->wholder == m->requester && e->wseq == m->seq &&
 	    !e->unlock_seen) {
 		e->unlock_ok = m->state != DDSM_G_U;
+		/* The exclusive copy it took had not been written: not migratory. */
+		if (m->flags & DDSM_MF_CLEAN)
+			e->migratory = 0;
 		if (e->wb_pending) {
 			e->unlock_seen = 1;
 			return 0;

@@ -17,6 +17,15 @@
  *  - M -> S waits for the old owner's WRITEBACK as well as the UNLOCK, so
  *    home memory is current before the next request is served;
  *  - evictions complete at home at once (no UNLOCK), under the FIFO.
+ *
+ * Migratory sharing (Stenstrom et al., ISCA'93): a unit that one node
+ * reads from the last writer and then upgrades, while they are its only
+ * two copies, is marked migratory; a READ_MISS for it in M is then served
+ * as a write (FETCH_INV, grant with DDSM_MF_EXCL), so the read-then-write
+ * that hands a lock word or a flag from node to node is one transfer, not
+ * a read miss plus an upgrade.  The guess costs time, never coherence: an
+ * exclusive copy handed on before its holder wrote it (DDSM_MF_CLEAN on
+ * the next UNLOCK) unmarks the unit, and readers share it again.
  */
 #ifndef DDSM_PROTO_DIR_H
 #define DDSM_PROTO_DIR_H
@@ -39,6 +48,7 @@ struct ddsm_dir_entry {
 	u8 lost;	/* the only current copy died with its node: EIO */
 	u8 unlock_ok;	/* the write-lock holder's UNLOCK reported success */
 	u8 lost_from;	/* lost with this node + 1, which may bring it back */
+	u8 migratory;	/* reads in M are granted exclusively */
 };
 
 struct ddsm_dir_wait {
@@ -54,6 +64,7 @@ struct ddsm_dir_stats {
 	u64 proto_errors;	/* messages that make no sense in the entry's state */
 	u64 lost;		/* units whose only current copy died */
 	u64 restored;		/* lost units a returning node brought back */
+	u64 excl_reads;		/* READ_MISSes granted M (migratory) */
 };
 
 struct ddsm_dir {
@@ -66,6 +77,7 @@ struct ddsm_dir {
 	u32 pool_used;
 	u64 dead;		/* nodes declared dead and not back yet */
 	bool rejoin;		/* a node declared dead may return with its data */
+	bool migrate;		/* migratory sharing (above); on after init */
 	struct ddsm_dir_stats stats;
 };
 

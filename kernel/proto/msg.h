@@ -38,7 +38,15 @@ enum ddsm_msg_type {
 /* Message flags. */
 #define DDSM_MF_DATA	0x01	/* a unit of data travels with the message */
 #define DDSM_MF_GRANT	0x02	/* home's own ACK: @copyset = the others that ACK */
-#define DDSM_MF_ALL	(DDSM_MF_DATA | DDSM_MF_GRANT)
+/*
+ * Migratory sharing (dir.h): EXCL on home's grant of a READ_MISS hands the
+ * reader the unit in M; CLEAN on an owner's data ACK says its exclusive
+ * read copy was never written, and the requester's UNLOCK passes it on.
+ */
+#define DDSM_MF_EXCL	0x04
+#define DDSM_MF_CLEAN	0x08
+#define DDSM_MF_ALL	(DDSM_MF_DATA | DDSM_MF_GRANT | DDSM_MF_EXCL | \
+			 DDSM_MF_CLEAN)
 
 /* Global states, as kept by the directory and reported in messages. */
 enum ddsm_gstate {

@@ -4,12 +4,13 @@
  * coherence protocol, running the real kernel/proto sources.
  *
  *   explore [-c CONFIG]... [-P slots] [-C cap] [-m max] [-d deaths]
- *           [--plant NAME] [--raw] [--tap] [-q]
+ *           [--plant NAME] [-M] [--raw] [--tap] [-q]
  *
  * CONFIG is NxU[:P] (nodes x units, interleave homes, P wait slots per
  * home; default nodes * units, which never fills), e.g. 2x1, 3x1, 2x2,
  * 3x1:1; without -c the three standard configurations run.  -P sets P for
- * every configuration.  Exit status: 0 iff
+ * every configuration.  -M: homes never grant a read exclusively
+ * (migratory sharing off; dir.h).  Exit status: 0 iff
  * no configuration has a violation (with --plant: iff every run caught
  * the planted bug), 1 on a violation, 2 on an explorer error or bound.
  * See docs/model-checker.md.
@@ -486,8 +487,10 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: explore [-c NxU[:P]]... [-P pool] [-C chancap] [-m maxstates]\n"
-		"               [-d deaths] [-k nodes] [--plant skip-inv|early-unlock|no-writeback|forget-lost]\n"
-		"               [--raw] [--tap] [-q]\n");
+		"               [-d deaths] [-k nodes] [--plant NAME]\n"
+		"               [-M] [--raw] [--tap] [-q]\n"
+		"  NAME: skip-inv early-unlock no-writeback forget-lost late-store\n"
+		"        excl-keeps-copy\n");
 	exit(2);
 }
 
@@ -497,7 +500,7 @@ int main(int argc, char **argv)
 	u32 nconf = 0, c, pool = 0, chcap = 8, deaths = 0, die_mask = 0;
 	u64 max_states = 20000000;
 	int plant = DEFAULT_PLANT, i, status = 0;
-	bool raw = false, pool_set = false;
+	bool raw = false, pool_set = false, no_migratory = false;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -528,7 +531,9 @@ int main(int argc, char **argv)
 			plant = plant_by_name(argv[++i]);
 			if (plant < 0)
 				usage();
-		} else if (!strcmp(a, "--raw"))
+		} else if (!strcmp(a, "-M"))
+			no_migratory = true;
+		else if (!strcmp(a, "--raw"))
 			raw = true;
 		else if (!strcmp(a, "--tap"))
 			tap = true;
@@ -569,12 +574,16 @@ int main(int argc, char **argv)
 		death_name(dname, sizeof(dname), nn);
 		cfg.plant = plant;
 		cfg.raw = raw;
+		cfg.no_migratory = no_migratory;
 		cfg.max_states = max_states;
 		if (small_pool)
 			snprintf(name, sizeof(name), "%ux%u pool=%u%s", nn, nu,
 				 np, dname);
 		else
 			snprintf(name, sizeof(name), "%ux%u%s", nn, nu, dname);
+		if (no_migratory)
+			strncat(name, " no-migratory",
+				sizeof(name) - strlen(name) - 1);
 		cfg.name = name;
 		if (plant && !quiet)
 			printf("%s: planted bug \"%s\"\n", name, plant_name(plant));
@@ -597,9 +606,10 @@ int main(int argc, char **argv)
 		}
 		if (res.status == STEP_OK) {
 			if (tap)
-				printf("ok - model %s: %llu states, %llu transitions, no violation\n",
+				printf("ok - model %s: %llu states, %llu transitions (%llu gave a reader M), no violation\n",
 				       name, (unsigned long long)res.states,
-				       (unsigned long long)res.transitions);
+				       (unsigned long long)res.transitions,
+				       (unsigned long long)coverage[COV_EXCL]);
 		} else {
 			if (tap)
 				printf("not ok - model %s: %s\n", name, res.what);

@@ -28,6 +28,7 @@ enum plant {
 	BUG_NO_WRITEBACK,	/* home ignores the data of a WRITEBACK */
 	BUG_FORGET_LOST,	/* home never keeps a unit lost after a death */
 	BUG_LATE_STORE,		/* a line turns readable before its data is in */
+	BUG_EXCL_KEEPS_COPY,	/* an exclusive read leaves the owner a copy */
 	BUG_NR,
 };
 
@@ -40,6 +41,7 @@ struct config {
 	u8 die_mask;		/* nodes that may die (default: all) */
 	int plant;
 	bool raw;		/* no dead-field canonicalisation */
+	bool no_migratory;	/* homes never grant a read exclusively */
 	u64 max_states;		/* explorer bound */
 };
 
@@ -103,7 +105,7 @@ extern char viol_msg[512];
 extern u32 max_chan_seen;	/* most messages one channel held */
 extern u64 delivered[DDSM_MSG_NR];	/* coverage: deliveries per type */
 /* Coverage of the dead-node paths: transitions that did each. */
-enum { COV_LOST, COV_HOSTDOWN, COV_EIO, COV_DROPPED, COV_NR };
+enum { COV_LOST, COV_HOSTDOWN, COV_EIO, COV_DROPPED, COV_EXCL, COV_NR };
 extern u64 coverage[COV_NR];
 extern FILE *steplog;		/* non-NULL: describe each step (trace replay) */
 

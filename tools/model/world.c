@@ -58,6 +58,7 @@ static const char *const plant_names[BUG_NR] = {
 	[BUG_NO_WRITEBACK] = "no-writeback",
 	[BUG_FORGET_LOST] = "forget-lost",
 	[BUG_LATE_STORE] = "late-store",
+	[BUG_EXCL_KEEPS_COPY] = "excl-keeps-copy",
 };
 
 const char *plant_name(int p)
@@ -217,6 +218,7 @@ void world_init(struct world *w)
 		ddsm_dir_init(&n->dir, &n->space, n->entries,
 			      ddsm_space_units_homed(&n->space, i), n->pool,
 			      cfg.pool);
+		n->dir.migrate = !cfg.no_migratory;
 		ddsm_cache_init(&n->cache, &n->space, n->lines);
 	}
 	/* The initial contents (zero) are the unit's "last write". */
@@ -412,6 +414,15 @@ static int deliver(struct world *w, u32 s, u32 d)
 	lbefore = n->lines[m.unit].state;
 	ebefore = *entry_for(w, m.unit);
 	ddsm_actions_init(&acts, buf, DDSM_MAX_ACTIONS);
+	if (cfg.plant == BUG_EXCL_KEEPS_COPY && m.type == DDSM_MSG_FETCH_INV &&
+	    w->n[m.requester].lines[m.unit].state == DDSM_C_IS_D) {
+		/*
+		 * PLANTED: home serves a migratory read as an ordinary one
+		 * (FETCH: the owner keeps S) yet still grants it M.
+		 */
+		m.type = DDSM_MSG_FETCH;
+		planted = true;
+	}
 	if (cfg.plant == BUG_SKIP_INV && m.type == DDSM_MSG_INV &&
 	    !w->plant_used) {
 		/* PLANTED: answer the INV as the cache would, keep the copy. */
@@ -446,6 +457,16 @@ static int deliver(struct world *w, u32 s, u32 d)
 			    !n->frame[m.unit] && m.src != d)
 				return viol("data value: n%u can read u%u (%s) before the data that made it readable is in its frame [PLANTED late-store]",
 					    d, (u32)m.unit, ddsm_cstate_name(st));
+	}
+	if (cfg.plant == BUG_EXCL_KEEPS_COPY && planted) {
+		/* ... and home, expecting none, would refuse its WRITEBACK. */
+		u32 i, j = 0;
+
+		for (i = 0; i < acts.n; i++)
+			if (acts.a[i].type != DDSM_ACT_SEND ||
+			    acts.a[i].msg.type != DDSM_MSG_WRITEBACK)
+				acts.a[j++] = acts.a[i];
+		acts.n = j;
 	}
 	if (cfg.plant == BUG_NO_WRITEBACK && m.type == DDSM_MSG_WRITEBACK) {
 		/* PLANTED: home loses the written-back data. */
@@ -692,6 +713,9 @@ static void count_outcomes(const struct world *w, u32 *c)
 				c[COV_HOSTDOWN]++;
 			if (n->lines[u].err == EIO)
 				c[COV_EIO]++;
+			if (n->lines[u].state == DDSM_C_M &&
+			    n->lines[u].excl_clean)
+				c[COV_EXCL]++;
 		}
 		for (k = 0; k < n->dir.nr_entries; k++)
 			c[COV_LOST] += n->entries[k].lost;
@@ -1177,7 +1201,8 @@ size_t world_pack(const struct world *w, u8 *out)
 			*p++ = l->err;
 			*p++ = put8(l->expect);
 			*p++ = put8(l->acked);
-			*p++ = (u8)(l->granted | l->hold << 1);
+			*p++ = (u8)(l->granted | l->hold << 1 |
+				    l->excl_clean << 2 | l->got_clean << 3);
 			fr |= (u8)((n->frame[k] & 1) << k);
 		}
 		*p++ = fr;
@@ -1199,6 +1224,7 @@ size_t world_pack(const struct world *w, u8 *out)
 			*p++ = e->unlock_seen;
 			*p++ = e->unlock_ok;
 			*p++ = e->lost;
+			*p++ = e->migratory;
 			qlen = p++;
 			*qlen = 0;
 			for (slot = e->qhead; slot; slot = n->pool[slot - 1].next) {
@@ -1260,7 +1286,9 @@ void world_unpack(struct world *w, const u8 *in, size_t len)
 			l->expect = *p++;
 			l->acked = *p++;
 			l->granted = *p & 1;
-			l->hold = *p++ >> 1;
+			l->hold = (*p >> 1) & 1;
+			l->excl_clean = (*p >> 2) & 1;
+			l->got_clean = *p++ >> 3;
 		}
 		fr = *p++;
 		for (k = 0; k < cfg.units; k++)
@@ -1281,6 +1309,7 @@ void world_unpack(struct world *w, const u8 *in, size_t len)
 			e->unlock_seen = *p++;
 			e->unlock_ok = *p++;
 			e->lost = *p++;
+			e->migratory = *p++;
 			q = *p++;
 			for (m = 0; m < q; m++) {
 				struct ddsm_dir_wait *wt = &n->pool[used];

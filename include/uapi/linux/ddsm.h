@@ -27,7 +27,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define DDSM_ABI_VERSION	2
+#define DDSM_ABI_VERSION	3
 #define DDSM_UNIT_SHIFT		12
 #define DDSM_UNIT_SIZE		(1ULL << DDSM_UNIT_SHIFT)
 #define DDSM_MAX_NODES		64
@@ -77,6 +77,10 @@ enum ddsm_peer_state {
  * @orphans_dropped:	... dropped because it stayed away past rejoin_ms
  * @lost_retries:	faults told to retry because a lost unit's data
  *			may come back
+ * @excl_reads:		read misses on units homed here granted in M because
+ *			the unit migrates (read, then written, node by node)
+ * @graces:		requests that took a unit away which first waited
+ *			for an access just granted here to run (grace_us)
  */
 struct ddsm_status {
 	__u32 abi_version;
@@ -106,6 +110,8 @@ struct ddsm_status {
 	__u64 orphans;
 	__u64 orphans_dropped;
 	__u64 lost_retries;
+	__u64 excl_reads;
+	__u64 graces;
 };
 
 /**
