@@ -5,25 +5,29 @@
 # perftest's 4 KiB RDMA READ in the same VMs in the same run
 # (tests/vm/bench_pingpong.sh and ddsm-bench-pingpong do the measuring).
 #
-#   qemu/bench-pingpong.sh [-t SECONDS] [--rounds N] [--hog]
+#   qemu/bench-pingpong.sh [-t SECONDS] [--rounds N] [--hog] [--no-migratory]
 #
 # BENCH_PP_ARGS passes options to ddsm-bench-pingpong (e.g. -P: spin
 # without PAUSE).
+# BENCH_MOD_ARGS passes module parameters (e.g. grace_us=100).
 #
 # --hog runs a busy loop beside the spinning thread on both guests.
+# --no-migratory loads the module with migratory=0 (every transfer is then
+# a read miss and an upgrade), for the before/after comparison.
 # Prints the round trip (two transfers), one transfer (half of it) and
 # that transfer over ib_read_lat's t_typical.  A benchmark: the exit
 # status says whether every measurement was taken, not whether a target
 # was met.
 set -uo pipefail
 
-LIMIT=600 ROUNDS=500
+LIMIT=600 ROUNDS=500 MODARGS=${BENCH_MOD_ARGS:-}
 while [ $# -gt 0 ]; do
 	case $1 in
 	-t) LIMIT=$2; shift 2 ;;
 	--rounds) ROUNDS=$2; shift 2 ;;
 	--hog) export BENCH_HOG=1; shift ;;
-	*) echo "usage: $0 [-t SECONDS] [--rounds N] [--hog]" >&2; exit 2 ;;
+	--no-migratory) MODARGS="$MODARGS migratory=0"; shift ;;
+	*) echo "usage: $0 [-t SECONDS] [--rounds N] [--hog] [--no-migratory]" >&2; exit 2 ;;
 	esac
 done
 export DDSM_KERNEL_ARGS="${DDSM_KERNEL_ARGS:-} tsc=reliable"
@@ -32,7 +36,7 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
 echo "# host: load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
-cmd="BENCH_ROUNDS=$ROUNDS BENCH_PP_ARGS='${BENCH_PP_ARGS:-}' bash /ddsm/tests/bench_pingpong.sh"
+cmd="BENCH_ROUNDS=$ROUNDS BENCH_PP_ARGS='${BENCH_PP_ARGS:-}' BENCH_MOD_ARGS='$MODARGS' bash /ddsm/tests/bench_pingpong.sh"
 if [ -n "${BENCH_HOG:-}" ]; then
 	cmd="(while :; do :; done) & hog=\$!; $cmd; rc=\$?; kill \$hog; exit \$rc"
 fi
@@ -47,8 +51,9 @@ if [ -z "$read_typ" ] || [ -z "$pp" ]; then
 fi
 read -r n med p90 p99 min <<<"$pp"
 awk -v n="$n" -v med="$med" -v p90="$p90" -v p99="$p99" -v min="$min" \
-	-v rd="$read_typ" -v hog="${BENCH_HOG:+ (busy loop beside it)}" 'BEGIN {
-	printf "ping-pong with spinning waiters%s, %d round trips:\n", hog, n
+	-v rd="$read_typ" -v hog="${BENCH_HOG:+ (busy loop beside it)}" \
+	-v mig="${MODARGS:+ ($MODARGS)}" 'BEGIN {
+	printf "ping-pong with spinning waiters%s%s, %d round trips:\n", hog, mig, n
 	printf "  round trip: median %.0f us, p90 %.0f us, p99 %.0f us, min %.0f us\n", med, p90, p99, min
 	printf "  one ownership transfer (half): median %.0f us\n", med / 2
 	printf "  ib_read_lat -s 4096 t_typical: %.1f us\n", rd

@@ -39,7 +39,8 @@ read_lat() {
 
 [ "$N" -ge 2 ] || { nok "needs 2 nodes, have $N"; exit 1; }
 read_lat
-tp_load || { nok "insmod ddsm.ko"; exit 1; }
+# shellcheck disable=SC2086 # BENCH_MOD_ARGS: module parameters, split
+tp_load ${BENCH_MOD_ARGS:-} || { nok "insmod ddsm.ko"; exit 1; }
 wait_until 60 all_up || { nok "every peer up within 60 s"; exit 1; }
 ok "ddsm loaded, peers up"
 ddsm-bench-pingpong -r "$ROUNDS" ${BENCH_PP_ARGS:-} "$ME" || nok "ddsm-bench-pingpong"
