@@ -87,9 +87,27 @@ unsigned int ddsm_fault_timeout_ms(void)
 	return READ_ONCE(fault_timeout_ms);
 }
 
+/* Writable at run time too; rx.c reads it for every forwarded request. */
+static int grace_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v) || v > 10000) {
+		pr_err("grace_us=%s: must be 0..10000\n", val);
+		return -EINVAL;
+	}
+	WRITE_ONCE(grace_us, v);
+	return 0;
+}
+
+static const struct kernel_param_ops grace_ops = {
+	.set = grace_set,
+	.get = param_get_uint,
+};
+
 unsigned int ddsm_grace_us(void)
 {
-	return min(READ_ONCE(grace_us), 10000U);
+	return READ_ONCE(grace_us);
 }
 
 module_param_cb(fault_timeout_ms, &fault_timeout_ops, &fault_timeout_ms, 0644);
@@ -110,7 +128,7 @@ module_param(reconnect_ms, uint, 0444);
 MODULE_PARM_DESC(reconnect_ms, "Retry a lost connection this often (default 1000)");
 module_param(rejoin_ms, uint, 0444);
 MODULE_PARM_DESC(rejoin_ms, "A node declared dead that returns within this long brings back the units it owned (default 30000; 0: they are lost)");
-module_param(grace_us, uint, 0644);
+module_param_cb(grace_us, &grace_ops, &grace_us, 0644);
 MODULE_PARM_DESC(grace_us, "A unit a fault just mapped is taken away no sooner than this, so the faulting instruction runs first (default 200, at most 10000, 0: off, writable at run time)");
 module_param(migratory, bool, 0444);
 MODULE_PARM_DESC(migratory, "Grant a read miss M when the unit migrates (read, then written, by one node after another) (default on)");

@@ -33,6 +33,10 @@ check "fault_timeout_ms=0 refused (EINVAL)" bash -c "! echo 0 2>/dev/null >$P"
 check "fault_timeout_ms=abc refused" bash -c "! echo abc 2>/dev/null >$P"
 check "fault_timeout_ms still 10000 ($(cat $P))" test "$(cat $P)" = 10000
 check "fault_timeout_ms=300 at run time" bash -c "echo 300 >$P"
+G=/sys/module/ddsm/parameters/grace_us
+check "grace_us=10001 refused (EINVAL)" bash -c "! echo 10001 2>/dev/null >$G"
+check "grace_us still 200 ($(cat $G))" test "$(cat $G)" = 200
+check "grace_us=0 and back to 200 at run time" bash -c "echo 0 >$G && echo 200 >$G"
 run ddsm-test-latehome-timeout 30 $TESTS/ddsm-test-latehome "$ME" "$N" "$LATE" \
 	--sigbus-within 3000
 echo 10000 >$P
