@@ -64,17 +64,26 @@ module_param_cb(size, &size_ops, &size, 0444);
 MODULE_PARM_DESC(size, "Bytes of global space, K/M/G suffixes allowed (default 256M, at most 64G)");
 module_param(mode, ushort, 0444);
 MODULE_PARM_DESC(mode, "Permissions of /dev/ddsm (default 0600)");
-/* Writable at run time: every fault reads it when it starts waiting. */
-static int fault_timeout_set(const char *val, const struct kernel_param *kp)
+/* A writable unsigned parameter, refused with a log line out of range. */
+static int set_bounded(const char *val, const struct kernel_param *kp,
+		       unsigned int lo, unsigned int hi)
 {
 	unsigned int v;
 
-	if (kstrtouint(val, 0, &v) || v < 100 || v > 3600000) {
-		pr_err("fault_timeout_ms=%s: must be 100..3600000\n", val);
+	if (kstrtouint(val, 0, &v) || v < lo || v > hi) {
+		/* Without the newline a sysfs write brings, on one line. */
+		pr_err("%s=%.*s: must be %u..%u\n", kp->name,
+		       (int)strcspn(val, "\n"), val, lo, hi);
 		return -EINVAL;
 	}
-	WRITE_ONCE(fault_timeout_ms, v);
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
 	return 0;
+}
+
+/* Writable at run time: every fault reads it when it starts waiting. */
+static int fault_timeout_set(const char *val, const struct kernel_param *kp)
+{
+	return set_bounded(val, kp, 100, 3600000);
 }
 
 static const struct kernel_param_ops fault_timeout_ops = {
@@ -90,14 +99,7 @@ unsigned int ddsm_fault_timeout_ms(void)
 /* Writable at run time too; rx.c reads it for every forwarded request. */
 static int grace_set(const char *val, const struct kernel_param *kp)
 {
-	unsigned int v;
-
-	if (kstrtouint(val, 0, &v) || v > 10000) {
-		pr_err("grace_us=%s: must be 0..10000\n", val);
-		return -EINVAL;
-	}
-	WRITE_ONCE(grace_us, v);
-	return 0;
+	return set_bounded(val, kp, 0, 10000);
 }
 
 static const struct kernel_param_ops grace_ops = {

@@ -36,6 +36,8 @@ check "fault_timeout_ms=300 at run time" bash -c "echo 300 >$P"
 G=/sys/module/ddsm/parameters/grace_us
 check "grace_us=10001 refused (EINVAL)" bash -c "! echo 10001 2>/dev/null >$G"
 check "grace_us still 200 ($(cat $G))" test "$(cat $G)" = 200
+check "the refusal is one kernel log line" \
+	bash -c "dmesg | grep -q 'ddsm: grace_us=10001: must be 0..10000$'"
 check "grace_us=0 and back to 200 at run time" bash -c "echo 0 >$G && echo 200 >$G"
 run ddsm-test-latehome-timeout 30 $TESTS/ddsm-test-latehome "$ME" "$N" "$LATE" \
 	--sigbus-within 3000
