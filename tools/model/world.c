@@ -377,6 +377,20 @@ static void entry_note(struct world *w, u64 unit,
 	     e->wb_pending ? " wb_pending" : "", e->lost ? " LOST" : "");
 }
 
+/* Planted bugs: remove the actions of @type (SENDs: of @msg_type only). */
+static u32 drop_actions(struct ddsm_actions *acts, u8 type, u8 msg_type)
+{
+	u32 i, j = 0;
+
+	for (i = 0; i < acts->n; i++)
+		if (acts->a[i].type != type ||
+		    (type == DDSM_ACT_SEND && acts->a[i].msg.type != msg_type))
+			acts->a[j++] = acts->a[i];
+	i = acts->n - j;
+	acts->n = j;
+	return i;
+}
+
 static int deliver(struct world *w, u32 s, u32 d)
 {
 	struct chan *c = &w->ch[s][d];
@@ -458,27 +472,13 @@ static int deliver(struct world *w, u32 s, u32 d)
 				return viol("data value: n%u can read u%u (%s) before the data that made it readable is in its frame [PLANTED late-store]",
 					    d, (u32)m.unit, ddsm_cstate_name(st));
 	}
-	if (cfg.plant == BUG_EXCL_KEEPS_COPY && planted) {
+	if (cfg.plant == BUG_EXCL_KEEPS_COPY && planted)
 		/* ... and home, expecting none, would refuse its WRITEBACK. */
-		u32 i, j = 0;
-
-		for (i = 0; i < acts.n; i++)
-			if (acts.a[i].type != DDSM_ACT_SEND ||
-			    acts.a[i].msg.type != DDSM_MSG_WRITEBACK)
-				acts.a[j++] = acts.a[i];
-		acts.n = j;
-	}
-	if (cfg.plant == BUG_NO_WRITEBACK && m.type == DDSM_MSG_WRITEBACK) {
+		drop_actions(&acts, DDSM_ACT_SEND, DDSM_MSG_WRITEBACK);
+	if (cfg.plant == BUG_NO_WRITEBACK && m.type == DDSM_MSG_WRITEBACK &&
+	    drop_actions(&acts, DDSM_ACT_STORE, 0))
 		/* PLANTED: home loses the written-back data. */
-		u32 i, j = 0;
-
-		for (i = 0; i < acts.n; i++)
-			if (acts.a[i].type != DDSM_ACT_STORE)
-				acts.a[j++] = acts.a[i];
-			else
-				planted = true;
-		acts.n = j;
-	}
+		planted = true;
 	if (cfg.plant == BUG_EARLY_UNLOCK && m.type == DDSM_MSG_ACK && !ret &&
 	    !w->plant_used) {
 		struct ddsm_cline *l = &n->lines[m.unit];
