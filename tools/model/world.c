@@ -117,6 +117,9 @@ static void set_str(char *buf, size_t len, u64 set)
 		snprintf(buf + o, len - o, "}");
 }
 
+/* set_str() into @buf, as an expression: only on a report's path. */
+#define SET_STR(buf, set)	(set_str(buf, sizeof(buf), set), (buf))
+
 static void msg_desc(const struct ddsm_msg *m, u8 data, bool show_data,
 		     char *buf, size_t len)
 {
@@ -227,9 +230,26 @@ void world_init(struct world *w)
 	w->alive = (u8)((1u << cfg.nodes) - 1);
 }
 
+/*
+ * Only the nodes and the queued messages of this configuration: the rest
+ * of both worlds is as world_init left it, and copying all of it (15 KiB
+ * per event) was a fifth of the search's time.
+ */
 void world_copy(struct world *dst, const struct world *src)
 {
-	memcpy(dst, src, sizeof(*dst));
+	u32 i, j;
+
+	memcpy(dst->n, src->n, cfg.nodes * sizeof(src->n[0]));
+	for (i = 0; i < cfg.nodes; i++)
+		for (j = 0; j < cfg.nodes; j++) {
+			const struct chan *c = &src->ch[i][j];
+
+			dst->ch[i][j].len = c->len;
+			memcpy(dst->ch[i][j].q, c->q, c->len * sizeof(c->q[0]));
+		}
+	dst->alive = src->alive;
+	dst->deaths = src->deaths;
+	dst->plant_used = src->plant_used;
 	world_fixup(dst);
 }
 
@@ -297,7 +317,8 @@ static int run_actions(struct world *w, u32 node, struct ddsm_actions *acts,
 					    m->src, m->dst,
 					    (unsigned long long)m->unit);
 			data = (m->flags & DDSM_MF_DATA) ? n->frame[m->unit] : 0;
-			msg_desc(m, data, m->src != m->dst, d, sizeof(d));
+			if (steplog)	/* formatting is a tenth of a search */
+				msg_desc(m, data, m->src != m->dst, d, sizeof(d));
 			if (n->cache.dead & BIT_ULL(m->dst)) {
 				/*
 				 * peer_down() ran here: the transport refuses
@@ -368,7 +389,7 @@ static void entry_note(struct world *w, u64 unit,
 	const struct ddsm_dir_entry *e = entry_for(w, unit);
 	char cs[64];
 
-	if (!memcmp(before, e, sizeof(*e)))
+	if (!steplog || !memcmp(before, e, sizeof(*e)))
 		return;
 	set_str(cs, sizeof(cs), e->copyset);
 	logp("  [dir u%llu: %s %s%s%s%s%s%s]", (unsigned long long)unit,
@@ -413,8 +434,10 @@ static int deliver(struct world *w, u32 s, u32 d)
 	memmove(&c->q[0], &c->q[1], (c->len - 1) * sizeof(c->q[0]));
 	c->len--;
 
-	msg_desc(&it.m, it.data, s != d, desc, sizeof(desc));
-	logp("deliver %s", desc);
+	if (steplog) {
+		msg_desc(&it.m, it.data, s != d, desc, sizeof(desc));
+		logp("deliver %s", desc);
+	}
 	ddsm_msg_encode(&it.m, &wire);
 	memset(&m, 0, sizeof(m));
 	v = ddsm_msg_decode(&n->space, s, &wire, sizeof(wire), &m);
@@ -878,12 +901,10 @@ static int check_quiescent(struct world *w)
 			if (st == DDSM_C_M)
 				owners |= BIT_ULL(i);
 		}
-		set_str(cs, sizeof(cs), e->copyset);
-		set_str(hs, sizeof(hs), holders);
 		if (!(w->alive & (1u << h))) {
 			if (holders)
 				return viol("quiescent: u%u's home n%u is dead but %s still hold a copy",
-					    u, h, hs);
+					    u, h, SET_STR(hs, holders));
 			continue;
 		}
 		if (e->wlocked || e->rlocks || e->qhead)
@@ -893,17 +914,18 @@ static int check_quiescent(struct world *w)
 		if (e->lost) {
 			if (owners)
 				return viol("quiescent: u%u is lost but %s holds it in M",
-					    u, hs);
+					    u, SET_STR(hs, holders));
 			continue;
 		}
 		if (e->copyset != holders)
 			return viol("quiescent: u%u's copyset %s differs from the nodes holding a copy %s",
-				    u, cs, hs);
+				    u, SET_STR(cs, e->copyset), SET_STR(hs, holders));
 		if ((e->state == DDSM_G_M) != !!owners ||
 		    (e->state == DDSM_G_M && owners != BIT_ULL(e->owner)) ||
 		    (e->state == DDSM_G_U && e->copyset))
 			return viol("quiescent: u%u's directory state %s (owner n%u) does not match the caches %s",
-				    u, gstate_name(e->state), e->owner, hs);
+				    u, gstate_name(e->state), e->owner,
+				    SET_STR(hs, holders));
 		if (e->state != DDSM_G_M && !w->n[h].frame[u])
 			return viol("quiescent: home memory of u%u does not hold the last write (state %s)",
 				    u, gstate_name(e->state));
@@ -1015,13 +1037,6 @@ static u32 seq_fields(struct world *w, u32 r, u32 u, u32 **f, u32 max)
 	return nf;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	u32 x = *(const u32 *)a, y = *(const u32 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * Sequence numbers are only ever compared for equality, and a line's own
  * seq is the newest of its events: renumber each (node, unit)'s values
@@ -1038,7 +1053,14 @@ static void rename_seqs(struct world *w)
 			for (i = 0, nv = 0; i < nf; i++)
 				if (*f[i])
 					vals[nv++] = *f[i];
-			qsort(vals, nv, sizeof(vals[0]), cmp_u32);
+			/* A handful of values: qsort's calls cost more. */
+			for (i = 1; i < nv; i++) {
+				u32 v = vals[i];
+
+				for (k = i; k && vals[k - 1] > v; k--)
+					vals[k] = vals[k - 1];
+				vals[k] = v;
+			}
 			for (i = 0, k = 0; i < nv; i++)
 				if (!k || vals[k - 1] != vals[i])
 					vals[k++] = vals[i];
