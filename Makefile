@@ -35,6 +35,7 @@ userlib:
 
 tools: userlib
 	$(MAKE) -C tools
+	$(MAKE) -C tools/workloads
 
 testprogs: userlib
 	$(MAKE) -C tests/vm
@@ -46,6 +47,7 @@ stage: all
 	cp ddsm.ko $(STAGE)/ddsm/
 	$(MAKE) -C userlib stage
 	$(MAKE) -C tools stage
+	$(MAKE) -C tools/workloads stage
 	$(MAKE) -C tests/vm stage
 
 setup:
@@ -81,6 +83,7 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(SRC) clean 2>/dev/null || true
 	$(MAKE) -C userlib clean
 	$(MAKE) -C tools clean
+	$(MAKE) -C tools/workloads clean
 	$(MAKE) -C tests/vm clean
 
 distclean: clean

@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ddsm-micro: the access pattern of GAM's micro-benchmark (VLDB'18) on
+ * every node at once, the shared counters and private blocks checked
+ * exactly at the end.  See micro.h for the pattern.
+ *
+ * usage: ddsm-micro [-B BLOCKS] [-i ITEM] [-r REMOTE] [-S SHARING]
+ *                   [-R READ] [-t THREADS] [-o OPS] [-b BASE] [--seed X]
+ *                   [--timeout SECS] [--emulate PATH:NODE:NODES]
+ *   -B  blocks per thread (default 1024)
+ *   -i  item (block) bytes, a multiple of 8, at most 4096 (default 8)
+ *   -r  share of a thread's private blocks homed on other nodes
+ *       (default 0.67)
+ *   -S  share of a thread's blocks that are the shared blocks every node
+ *       accesses (default 10%)
+ *   -R  share of operations that read (default 50%)
+ *       Ratios: "67" is 67%, "0.67" (a decimal point, at most 1) too.
+ *   -t  threads per node (default 1)
+ *   -o  operations per thread per run (default 10000)
+ *   -b  global address of the window, unit aligned (default 160M: inside
+ *       the module's default 256 MiB space, above ddsm-ycsb's window)
+ *   --emulate  host testing without ddsm (see wl.h)
+ * Every node must be given the same options (checked).
+ *
+ * Phases, separated by barriers: node 0 clears the shared blocks, each
+ * thread writes its private blocks' initial values | warm-up run of the
+ * trace | measured run of the same trace | publish per shared block
+ * increment tallies | every node checks every shared counter against the
+ * sum of all nodes' increments, and every thread's private blocks (it
+ * regenerates every thread's trace) against their last write.
+ *
+ * Output: TAP lines, then on every node (one line)
+ *   bench micro node=%d sharing=%d remote=%d read=%d item=%u threads=%d
+ *     blocks=%lu ops=%lu secs=%.3f ops_per_s=%.0f mean_us=%.2f
+ *     remote_meas=%.2f faults_read_per_op=%.3f faults_write_per_op=%.3f
+ *     upgrades_per_op=%.3f msgs_per_op=%.3f evictions_per_op=%.3f
+ * (percentages; remote_meas is the measured share of accesses to blocks
+ * homed elsewhere, shared blocks included; mean_us = thread time / ops)
+ * and on node 0
+ *   bench micro-total nodes=%d sharing=%d remote=%d read=%d item=%u
+ *     threads=%d ops=%lu ops_per_s=%.0f
+ * Exit 0 iff every check passed; 1 otherwise; 2 for bad usage; 3 on SIGBUS.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libddsm.h"
+#include "dsm_sync.h"
+#include "test_common.h"
+#include "micro.h"
+#include "wl.h"
+
+#define DEF_BASE	(160ULL << 20)
+#define REPORTS		5
+
+enum { C_NONCE, C_BLOCKS, C_SHARED, C_ITEM, C_REMOTE, C_READ, C_OPS,
+	C_SEED, C_THREADS, C_WORDS };
+enum { R_NONCE, R_OPS, R_SECS_US, R_WORDS };
+
+static struct {
+	uint64_t blocks, ops, base, seed;
+	double remote, sharing, read, timeout;
+	uint32_t item;
+	int threads;
+	const char *emu;
+} o = {
+	.blocks = 1024, .ops = 10000, .base = DEF_BASE, .seed = 1,
+	.remote = 0.67, .sharing = 0.10, .read = 0.50, .timeout = 300,
+	.item = 8, .threads = 1,
+};
+
+/* Window layout, in units from o.base. */
+static struct {
+	uint64_t sync, conf, results, result_units, shared, private, units;
+} L;
+
+static struct wl_dsm w;
+static struct dsm_sync s;
+static char *win;
+static struct micro_cfg cfg;
+static struct micro_thread *thr;
+static uint64_t nonce;
+static int me, nodes;
+
+static volatile uint64_t *unit_words(uint64_t unit)
+{
+	return (volatile uint64_t *)(win + unit * DSM_UNIT);
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [-B BLOCKS] [-i ITEM] [-r REMOTE] [-S SHARING] [-R READ]\n"
+		"       [-t THREADS] [-o OPS] [-b BASE] [--seed X] [--timeout SECS]\n"
+		"       [--emulate PATH:NODE:NODES]\n", prog);
+	exit(2);
+}
+
+static double ratio(const char *s, const char *what)
+{
+	double v = wl_parse_ratio(s);
+
+	if (v < 0) {
+		fprintf(stderr, "bad %s ratio: %s\n", what, s);
+		exit(2);
+	}
+	return v;
+}
+
+static int pct(double v)
+{
+	return (int)lround(v * 100);
+}
+
+static void parse_opt(int opt, const char *prog)
+{
+	switch (opt) {
+	case 'B':
+		o.blocks = parse_ul(optarg, "blocks");
+		break;
+	case 'i':
+		o.item = (uint32_t)parse_ul(optarg, "item size");
+		break;
+	case 'r':
+		o.remote = ratio(optarg, "remote");
+		break;
+	case 'S':
+		o.sharing = ratio(optarg, "sharing");
+		break;
+	case 'R':
+		o.read = ratio(optarg, "read");
+		break;
+	case 't':
+		o.threads = (int)parse_ul(optarg, "threads");
+		break;
+	case 'o':
+		o.ops = parse_ul(optarg, "operations");
+		break;
+	case 'b':
+		if (ddsm_parse_size(optarg, &o.base))
+			usage(prog);
+		break;
+	case 'X':
+		o.seed = parse_ul(optarg, "seed");
+		break;
+	case 'T':
+		o.timeout = (double)parse_ul(optarg, "timeout");
+		break;
+	case 'E':
+		o.emu = optarg;
+		break;
+	default:
+		usage(prog);
+	}
+}
+
+static void parse_args(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "seed", required_argument, NULL, 'X' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "emulate", required_argument, NULL, 'E' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "B:i:r:S:R:t:o:b:", lo,
+				  NULL)) != -1)
+		parse_opt(opt, argv[0]);
+	if (optind != argc || !o.blocks || o.blocks >= (1u << 31) ||
+	    !o.item || o.item % 8 || o.item > DSM_UNIT || o.threads < 1 ||
+	    o.threads > 256 || !o.ops || o.base % DSM_UNIT || o.timeout <= 0)
+		usage(argv[0]);
+}
+
+/* The blocks' geometry and the window's layout. */
+static void plan(void)
+{
+	uint64_t ipu = DSM_UNIT / o.item, first;
+
+	cfg.me = me;
+	cfg.nodes = nodes;
+	cfg.threads = o.threads;
+	cfg.blocks = o.blocks;
+	cfg.shared = (uint64_t)llround(o.sharing * (double)o.blocks);
+	cfg.item = o.item;
+	cfg.remote = o.remote;
+	cfg.read = o.read;
+	cfg.ops = o.ops;
+	cfg.seed = o.seed;
+	/* At least one unit per node (if blocks allow): every home serves. */
+	cfg.shared_units = (cfg.shared + ipu - 1) / ipu;
+	if (cfg.shared_units < (uint64_t)nodes)
+		cfg.shared_units = cfg.shared < (uint64_t)nodes ?
+				   cfg.shared : (uint64_t)nodes;
+	cfg.rows = micro_rows(&cfg);
+	L.sync = 0;
+	L.conf = DSM_SYNC_UNITS(nodes);
+	L.results = L.conf + 1;
+	L.result_units = 1 + (cfg.shared * 8 + DSM_UNIT - 1) / DSM_UNIT;
+	L.shared = L.results + (uint64_t)nodes * L.result_units;
+	/* Rows start on a unit homed on node 0. */
+	first = o.base / DSM_UNIT + L.shared + cfg.shared_units;
+	L.private = first + (nodes - first % nodes) % nodes -
+		    o.base / DSM_UNIT;
+	L.units = L.private +
+		  (uint64_t)nodes * o.threads * cfg.rows * nodes;
+}
+
+static void barrier(const char *after)
+{
+	if (dsm_barrier(&s))
+		tap_bail("barrier after %s timed out (%.0f s)", after,
+			 o.timeout);
+}
+
+static void map_space(void)
+{
+	if (wl_open(&w, o.emu))
+		exit(1);
+	me = w.me;
+	nodes = w.n;
+	tap_node = me;
+	plan();
+	win = wl_map(&w, o.base, L.units * DSM_UNIT);
+	if (!win)
+		exit(1);
+	sigbus_base = win;
+	sigbus_gaddr = o.base;
+	sigbus_install();
+	cfg.shared_area = win + L.shared * DSM_UNIT;
+	cfg.private_area = win + L.private * DSM_UNIT;
+	if (dsm_sync_init(&s, win + L.sync * DSM_UNIT,
+			  o.base / DSM_UNIT + L.sync, me, nodes, o.timeout))
+		tap_bail("barrier setup timed out");
+}
+
+static void conf_words(uint64_t *c)
+{
+	c[C_BLOCKS] = o.blocks;
+	c[C_SHARED] = cfg.shared;
+	c[C_ITEM] = o.item;
+	c[C_REMOTE] = (uint64_t)llround(o.remote * 1e6);
+	c[C_READ] = (uint64_t)llround(o.read * 1e6);
+	c[C_OPS] = o.ops;
+	c[C_SEED] = o.seed;
+	c[C_THREADS] = (uint64_t)o.threads;
+}
+
+/* Node 0: the configuration for the others, and zeroed shared blocks. */
+static void node0_setup(void)
+{
+	volatile uint64_t *c = unit_words(L.conf);
+	uint64_t mine[C_WORDS];
+	int i;
+
+	nonce = wl_nonce();
+	memset(cfg.shared_area, 0, cfg.shared_units * DSM_UNIT);
+	conf_words(mine);
+	for (i = C_NONCE + 1; i < C_WORDS; i++)
+		c[i] = mine[i];
+	__atomic_store_n(&c[C_NONCE], nonce, __ATOMIC_RELEASE);
+}
+
+static void conf_check(void)
+{
+	volatile uint64_t *c = unit_words(L.conf);
+	uint64_t mine[C_WORDS];
+	int i, same = 1;
+
+	conf_words(mine);
+	nonce = __atomic_load_n(&c[C_NONCE], __ATOMIC_ACQUIRE);
+	for (i = C_NONCE + 1; i < C_WORDS; i++)
+		same &= c[i] == mine[i];
+	if (!same)
+		tap_bail("options differ from node 0's (blocks %" PRIu64 ", item %" PRIu64 ", threads %" PRIu64 ", ops %" PRIu64 ")",
+			 c[C_BLOCKS], c[C_ITEM], c[C_THREADS], c[C_OPS]);
+	tap(1, "runs node 0's configuration (run %#" PRIx64 ")", nonce);
+}
+
+static void threads_init(void)
+{
+	int t;
+
+	thr = calloc((size_t)o.threads, sizeof(*thr));
+	if (!thr)
+		tap_bail("out of memory");
+	for (t = 0; t < o.threads; t++)
+		if (micro_thread_init(&thr[t], &cfg, t))
+			tap_bail("out of memory for thread %d", t);
+}
+
+/* Share of the trace's accesses to blocks homed on other nodes. */
+static double remote_share(void)
+{
+	uint64_t far = 0, total = 0, b, i;
+	int t, *home = calloc(o.blocks, sizeof(*home));
+
+	if (!home)
+		tap_bail("out of memory");
+	for (t = 0; t < o.threads; t++) {
+		for (b = 0; b < o.blocks; b++)
+			home[b] = wl_home(&w, o.base +
+					  (uint64_t)(thr[t].addr[b] - win));
+		for (i = 0; i < o.ops; i++)
+			far += home[thr[t].trace[i] >> 1] != me;
+		total += o.ops;
+	}
+	free(home);
+	return (double)far / (double)total;
+}
+
+static void check_homes(void)
+{
+	int h, bad = 0;
+
+	for (h = 0; h < nodes; h++)
+		bad += wl_home(&w, o.base + (L.private + h) * DSM_UNIT) != h;
+	if (bad)
+		printf("# node%d: units are not homed round robin (home_policy is not interleave): remote_meas tells the real share\n",
+		       me);
+}
+
+static struct {
+	struct ddsm_status st0, st1;
+	double secs, thread_secs;
+	uint64_t ops;
+} run;
+
+static void measured_run(void)
+{
+	double t0;
+	int t;
+
+	wl_status(&w, &run.st0);
+	t0 = dsm_now();
+	if (micro_run(thr, o.threads, 2))
+		tap_bail("cannot start %d threads", o.threads);
+	run.secs = dsm_now() - t0;
+	wl_status(&w, &run.st1);
+	for (t = 0; t < o.threads; t++)
+		run.thread_secs += thr[t].secs;
+	run.ops = o.ops * (uint64_t)o.threads;
+}
+
+static volatile uint64_t *region(int node)
+{
+	return unit_words(L.results + (uint64_t)node * L.result_units);
+}
+
+static void publish(void)
+{
+	volatile uint64_t *r = region(me);
+	uint64_t b, sum;
+	int t;
+
+	for (b = 0; b < cfg.shared; b++) {
+		for (sum = 0, t = 0; t < o.threads; t++)
+			sum += thr[t].incs[b];
+		r[DSM_WORDS_PER_UNIT + b] = sum;
+	}
+	r[R_OPS] = run.ops;
+	r[R_SECS_US] = (uint64_t)(run.secs * 1e6);
+	__atomic_store_n(&r[R_NONCE], nonce, __ATOMIC_RELEASE);
+}
+
+static void check_reads(void)
+{
+	uint64_t bad = 0, back = 0;
+	int t;
+
+	for (t = 0; t < o.threads; t++) {
+		bad += thr[t].bad_reads;
+		back += thr[t].backwards;
+	}
+	tap(!bad && !back,
+	    "reads saw our own private writes (%" PRIu64 " did not) and no shared counter going backwards (%" PRIu64 ")",
+	    bad, back);
+}
+
+static void check_shared(void)
+{
+	volatile uint64_t *ctr;
+	uint64_t b, want, incs = 0, bad = 0;
+	int j, stale = 0;
+
+	for (j = 0; j < nodes; j++)
+		stale += __atomic_load_n(&region(j)[R_NONCE],
+					 __ATOMIC_ACQUIRE) != nonce;
+	tap(!stale, "read the tallies of %d nodes (%d missing)", nodes,
+	    stale);
+	for (b = 0; b < cfg.shared; b++) {
+		for (want = 0, j = 0; j < nodes; j++)
+			want += region(j)[DSM_WORDS_PER_UNIT + b];
+		incs += want;
+		ctr = (volatile uint64_t *)thr[0].addr[b];
+		if (*ctr != want && bad++ < REPORTS)
+			printf("# node%d: shared block %" PRIu64 " = %" PRIu64 ", want %" PRIu64 "\n",
+			       me, b, *ctr, want);
+	}
+	tap(!bad, "%" PRIu64 " shared counters = the sum of %" PRIu64 " increments from %d nodes (%" PRIu64 " wrong)",
+	    cfg.shared, incs, nodes, bad);
+}
+
+/* Final value of every private block of (@k, @t), from its trace. */
+static uint64_t check_owner(int k, int t, char **addr, uint32_t *trace,
+			    uint64_t *last_op)
+{
+	uint64_t i, p, w0, bad = 0, priv = o.blocks - cfg.shared;
+
+	micro_pool(&cfg, k, t, addr);
+	micro_trace(&cfg, k, t, trace);
+	for (p = 0; p < priv; p++)
+		last_op[p] = UINT64_MAX;
+	for (i = 0; i < o.ops; i++)
+		if ((trace[i] & 1) && (trace[i] >> 1) >= cfg.shared)
+			last_op[(trace[i] >> 1) - cfg.shared] = i;
+	for (p = 0; p < priv; p++) {
+		w0 = last_op[p] == UINT64_MAX ? micro_word(k, t, p, 0, 0) :
+		     micro_word(k, t, p, 2, last_op[p]);
+		if (!micro_holds((volatile uint64_t *)addr[cfg.shared + p],
+				 o.item, w0) && bad++ < REPORTS)
+			printf("# node%d: private block %" PRIu64 " of node%d thread%d is not its last write\n",
+			       me, p, k, t);
+	}
+	return bad;
+}
+
+static void check_private(void)
+{
+	char **addr = calloc(o.blocks, sizeof(*addr));
+	uint32_t *trace = calloc(o.ops, sizeof(*trace));
+	uint64_t *last_op = calloc(o.blocks, sizeof(*last_op)), bad = 0;
+	int k, t;
+
+	if (!addr || !trace || !last_op)
+		tap_bail("out of memory");
+	for (k = 0; k < nodes; k++)
+		for (t = 0; t < o.threads; t++)
+			bad += check_owner(k, t, addr, trace, last_op);
+	free(addr);
+	free(trace);
+	free(last_op);
+	tap(!bad, "%" PRIu64 " private blocks of %d threads on %d nodes hold their last writes (%" PRIu64 " wrong)",
+	    (o.blocks - cfg.shared) * o.threads * nodes, o.threads, nodes,
+	    bad);
+}
+
+static void report(double remote_meas)
+{
+	printf("bench micro node=%d sharing=%d remote=%d read=%d item=%u threads=%d blocks=%" PRIu64 " ops=%" PRIu64 " secs=%.3f ops_per_s=%.0f mean_us=%.2f remote_meas=%.2f",
+	       me, pct(o.sharing), pct(o.remote), pct(o.read), o.item,
+	       o.threads, o.blocks, run.ops, run.secs,
+	       run.secs > 0 ? run.ops / run.secs : 0,
+	       run.thread_secs * 1e6 / (double)run.ops, remote_meas);
+	wl_print_counters(&run.st0, &run.st1, run.ops);
+	putchar('\n');
+}
+
+static void report_total(void)
+{
+	uint64_t ops = 0;
+	double rate = 0;
+	int j;
+
+	if (me)
+		return;
+	for (j = 0; j < nodes; j++) {
+		volatile uint64_t *r = region(j);
+
+		if (__atomic_load_n(&r[R_NONCE], __ATOMIC_ACQUIRE) != nonce)
+			continue;
+		ops += r[R_OPS];
+		if (r[R_SECS_US])
+			rate += r[R_OPS] / (r[R_SECS_US] / 1e6);
+	}
+	printf("bench micro-total nodes=%d sharing=%d remote=%d read=%d item=%u threads=%d ops=%" PRIu64 " ops_per_s=%.0f\n",
+	       nodes, pct(o.sharing), pct(o.remote), pct(o.read), o.item,
+	       o.threads, ops, rate);
+}
+
+int main(int argc, char **argv)
+{
+	double remote_meas;
+
+	parse_args(argc, argv);
+	map_space();
+	if (!me)
+		node0_setup();
+	threads_init();
+	barrier("setup");
+	if (me)
+		conf_check();
+	check_homes();
+	remote_meas = remote_share();
+	if (micro_run(thr, o.threads, 1))
+		tap_bail("cannot start %d threads", o.threads);
+	barrier("the warm-up run");
+	measured_run();
+	barrier("the measured run");
+	publish();
+	barrier("publishing");
+	check_reads();
+	check_shared();
+	check_private();
+	barrier("verifying");
+	report(remote_meas);
+	report_total();
+	return tap_failed ? 1 : 0;
+}
