@@ -22,7 +22,7 @@ STAGE      := $(BUILD_DIR)/stage
 export BUILD_DIR KVER KDIR STAGE
 
 .PHONY: all module userlib tools testprogs stage setup demo check kunit \
-	vmtests clean distclean checkpatch soak check-debug
+	vmtests clean distclean checkpatch soak check-debug bench
 
 all: module userlib tools testprogs
 
@@ -67,6 +67,11 @@ soak: setup
 	DDSM_TESTS=load LOAD_NODES=$${LOAD_NODES:-4} LOAD_SECONDS=$${LOAD_SECONDS:-1800} \
 		LOAD_HOG=$${LOAD_HOG:-1} \
 		bash tests/run.sh
+
+# tools/workloads on 1-4 nodes, with plots (qemu/bench-workloads.sh).
+bench: setup
+	$(MAKE) stage
+	bash qemu/bench-workloads.sh
 
 # The VM suites on a lockdep+KASAN guest kernel built once from Debian's
 # linux-source and cached outside the checkout (tests/run-debug.sh).

@@ -61,7 +61,6 @@
 
 enum { C_NONCE, C_BLOCKS, C_SHARED, C_ITEM, C_REMOTE, C_READ, C_OPS,
 	C_SEED, C_THREADS, C_WORDS };
-enum { R_NONCE, R_OPS, R_SECS_US, R_WORDS };
 
 static struct {
 	uint64_t blocks, ops, base, seed;
@@ -75,23 +74,16 @@ static struct {
 	.item = 8, .threads = 1,
 };
 
-/* Window layout, in units from o.base. */
+/* Window layout, in units from o.base (the results: ww's). */
 static struct {
-	uint64_t sync, conf, results, result_units, shared, private, units;
+	uint64_t shared, private, units;
 } L;
 
 static struct wl_dsm w;
-static struct dsm_sync s;
-static char *win;
+static struct wl_win ww;
 static struct micro_cfg cfg;
 static struct micro_thread *thr;
-static uint64_t nonce;
 static int me, nodes;
-
-static volatile uint64_t *unit_words(uint64_t unit)
-{
-	return (volatile uint64_t *)(win + unit * DSM_UNIT);
-}
 
 static void usage(const char *prog)
 {
@@ -200,24 +192,15 @@ static void plan(void)
 		cfg.shared_units = cfg.shared < (uint64_t)nodes ?
 				   cfg.shared : (uint64_t)nodes;
 	cfg.rows = micro_rows(&cfg);
-	L.sync = 0;
-	L.conf = DSM_SYNC_UNITS(nodes);
-	L.results = L.conf + 1;
-	L.result_units = 1 + (cfg.shared * 8 + DSM_UNIT - 1) / DSM_UNIT;
-	L.shared = L.results + (uint64_t)nodes * L.result_units;
+	ww.results = WL_HEAD_UNITS(nodes);
+	ww.result_units = 1 + (cfg.shared * 8 + DSM_UNIT - 1) / DSM_UNIT;
+	L.shared = ww.results + (uint64_t)nodes * ww.result_units;
 	/* Rows start on a unit homed on node 0. */
 	first = o.base / DSM_UNIT + L.shared + cfg.shared_units;
 	L.private = first + (nodes - first % nodes) % nodes -
 		    o.base / DSM_UNIT;
 	L.units = L.private +
 		  (uint64_t)nodes * o.threads * cfg.rows * nodes;
-}
-
-static void barrier(const char *after)
-{
-	if (dsm_barrier(&s))
-		tap_bail("barrier after %s timed out (%.0f s)", after,
-			 o.timeout);
 }
 
 static void map_space(void)
@@ -228,21 +211,16 @@ static void map_space(void)
 	nodes = w.n;
 	tap_node = me;
 	plan();
-	win = wl_map(&w, o.base, L.units * DSM_UNIT);
-	if (!win)
-		exit(1);
-	sigbus_base = win;
-	sigbus_gaddr = o.base;
-	sigbus_install();
-	cfg.shared_area = win + L.shared * DSM_UNIT;
-	cfg.private_area = win + L.private * DSM_UNIT;
-	if (dsm_sync_init(&s, win + L.sync * DSM_UNIT,
-			  o.base / DSM_UNIT + L.sync, me, nodes, o.timeout))
-		tap_bail("barrier setup timed out");
+	wl_win_map(&ww, &w, o.base, L.units, o.timeout);
+	cfg.shared_area = ww.p + L.shared * DSM_UNIT;
+	cfg.private_area = ww.p + L.private * DSM_UNIT;
 }
 
-static void conf_words(uint64_t *c)
+/* This node's options: node 0 publishes them, the others compare. */
+static const uint64_t *conf_words(void)
 {
+	static uint64_t c[C_WORDS];
+
 	c[C_BLOCKS] = o.blocks;
 	c[C_SHARED] = cfg.shared;
 	c[C_ITEM] = o.item;
@@ -251,37 +229,23 @@ static void conf_words(uint64_t *c)
 	c[C_OPS] = o.ops;
 	c[C_SEED] = o.seed;
 	c[C_THREADS] = (uint64_t)o.threads;
+	return c;
 }
 
 /* Node 0: the configuration for the others, and zeroed shared blocks. */
 static void node0_setup(void)
 {
-	volatile uint64_t *c = unit_words(L.conf);
-	uint64_t mine[C_WORDS];
-	int i;
-
-	nonce = wl_nonce();
 	memset(cfg.shared_area, 0, cfg.shared_units * DSM_UNIT);
-	conf_words(mine);
-	for (i = C_NONCE + 1; i < C_WORDS; i++)
-		c[i] = mine[i];
-	__atomic_store_n(&c[C_NONCE], nonce, __ATOMIC_RELEASE);
+	wl_conf_publish(&ww, conf_words(), C_WORDS);
 }
 
 static void conf_check(void)
 {
-	volatile uint64_t *c = unit_words(L.conf);
-	uint64_t mine[C_WORDS];
-	int i, same = 1;
+	volatile uint64_t *c = wl_unit(&ww, WL_CONF_UNIT(nodes));
 
-	conf_words(mine);
-	nonce = __atomic_load_n(&c[C_NONCE], __ATOMIC_ACQUIRE);
-	for (i = C_NONCE + 1; i < C_WORDS; i++)
-		same &= c[i] == mine[i];
-	if (!same)
+	if (!wl_conf_check(&ww, conf_words(), C_WORDS))
 		tap_bail("options differ from node 0's (blocks %" PRIu64 ", item %" PRIu64 ", threads %" PRIu64 ", ops %" PRIu64 ")",
 			 c[C_BLOCKS], c[C_ITEM], c[C_THREADS], c[C_OPS]);
-	tap(1, "runs node 0's configuration (run %#" PRIx64 ")", nonce);
 }
 
 static void threads_init(void)
@@ -307,7 +271,7 @@ static double remote_share(void)
 	for (t = 0; t < o.threads; t++) {
 		for (b = 0; b < o.blocks; b++)
 			home[b] = wl_home(&w, o.base +
-					  (uint64_t)(thr[t].addr[b] - win));
+					  (uint64_t)(thr[t].addr[b] - ww.p));
 		for (i = 0; i < o.ops; i++)
 			far += home[thr[t].trace[i] >> 1] != me;
 		total += o.ops;
@@ -328,46 +292,36 @@ static void check_homes(void)
 }
 
 static struct {
-	struct ddsm_status st0, st1;
-	double secs, thread_secs;
+	struct wl_span span;
+	double thread_secs;
 	uint64_t ops;
 } run;
 
 static void measured_run(void)
 {
-	double t0;
 	int t;
 
-	wl_status(&w, &run.st0);
-	t0 = dsm_now();
+	wl_span_start(&w, &run.span);
 	if (micro_run(thr, o.threads, 2))
 		tap_bail("cannot start %d threads", o.threads);
-	run.secs = dsm_now() - t0;
-	wl_status(&w, &run.st1);
+	wl_span_end(&w, &run.span);
 	for (t = 0; t < o.threads; t++)
 		run.thread_secs += thr[t].secs;
 	run.ops = o.ops * (uint64_t)o.threads;
 }
 
-static volatile uint64_t *region(int node)
-{
-	return unit_words(L.results + (uint64_t)node * L.result_units);
-}
-
 static void publish(void)
 {
-	volatile uint64_t *r = region(me);
+	volatile uint64_t *c = wl_tallies(&ww, me);
 	uint64_t b, sum;
 	int t;
 
 	for (b = 0; b < cfg.shared; b++) {
 		for (sum = 0, t = 0; t < o.threads; t++)
 			sum += thr[t].incs[b];
-		r[DSM_WORDS_PER_UNIT + b] = sum;
+		c[b] = sum;
 	}
-	r[R_OPS] = run.ops;
-	r[R_SECS_US] = (uint64_t)(run.secs * 1e6);
-	__atomic_store_n(&r[R_NONCE], nonce, __ATOMIC_RELEASE);
+	wl_publish(&ww, run.ops, run.span.secs);
 }
 
 static void check_reads(void)
@@ -391,13 +345,12 @@ static void check_shared(void)
 	int j, stale = 0;
 
 	for (j = 0; j < nodes; j++)
-		stale += __atomic_load_n(&region(j)[R_NONCE],
-					 __ATOMIC_ACQUIRE) != nonce;
+		stale += !wl_published(&ww, j);
 	tap(!stale, "read the tallies of %d nodes (%d missing)", nodes,
 	    stale);
 	for (b = 0; b < cfg.shared; b++) {
 		for (want = 0, j = 0; j < nodes; j++)
-			want += region(j)[DSM_WORDS_PER_UNIT + b];
+			want += wl_tallies(&ww, j)[b];
 		incs += want;
 		ctr = (volatile uint64_t *)thr[0].addr[b];
 		if (*ctr != want && bad++ < REPORTS)
@@ -456,30 +409,21 @@ static void report(double remote_meas)
 {
 	printf("bench micro node=%d sharing=%d remote=%d read=%d item=%u threads=%d blocks=%" PRIu64 " ops=%" PRIu64 " secs=%.3f ops_per_s=%.0f mean_us=%.2f remote_meas=%.2f",
 	       me, pct(o.sharing), pct(o.remote), pct(o.read), o.item,
-	       o.threads, o.blocks, run.ops, run.secs,
-	       run.secs > 0 ? run.ops / run.secs : 0,
+	       o.threads, o.blocks, run.ops, run.span.secs,
+	       run.span.secs > 0 ? run.ops / run.span.secs : 0,
 	       run.thread_secs * 1e6 / (double)run.ops, remote_meas);
-	wl_print_counters(&run.st0, &run.st1, run.ops);
+	wl_print_counters(&run.span, run.ops);
 	putchar('\n');
 }
 
 static void report_total(void)
 {
-	uint64_t ops = 0;
-	double rate = 0;
-	int j;
+	uint64_t ops;
+	double rate;
 
 	if (me)
 		return;
-	for (j = 0; j < nodes; j++) {
-		volatile uint64_t *r = region(j);
-
-		if (__atomic_load_n(&r[R_NONCE], __ATOMIC_ACQUIRE) != nonce)
-			continue;
-		ops += r[R_OPS];
-		if (r[R_SECS_US])
-			rate += r[R_OPS] / (r[R_SECS_US] / 1e6);
-	}
+	wl_totals(&ww, &ops, &rate);
 	printf("bench micro-total nodes=%d sharing=%d remote=%d read=%d item=%u threads=%d ops=%" PRIu64 " ops_per_s=%.0f\n",
 	       nodes, pct(o.sharing), pct(o.remote), pct(o.read), o.item,
 	       o.threads, ops, rate);
@@ -494,22 +438,22 @@ int main(int argc, char **argv)
 	if (!me)
 		node0_setup();
 	threads_init();
-	barrier("setup");
+	wl_barrier(&ww, "setup");
 	if (me)
 		conf_check();
 	check_homes();
 	remote_meas = remote_share();
 	if (micro_run(thr, o.threads, 1))
 		tap_bail("cannot start %d threads", o.threads);
-	barrier("the warm-up run");
+	wl_barrier(&ww, "the warm-up run");
 	measured_run();
-	barrier("the measured run");
+	wl_barrier(&ww, "the measured run");
 	publish();
-	barrier("publishing");
+	wl_barrier(&ww, "publishing");
 	check_reads();
 	check_shared();
 	check_private();
-	barrier("verifying");
+	wl_barrier(&ww, "verifying");
 	report(remote_meas);
 	report_total();
 	return tap_failed ? 1 : 0;

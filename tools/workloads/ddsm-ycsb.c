@@ -83,8 +83,8 @@
 /* Configuration unit: what node 0 ran with, for the others to compare. */
 enum { C_NONCE, C_RECORDS, C_KEYCAP, C_WL, C_VALUE, C_PACK, C_FLAGS,
 	C_SLOTS, C_ANON, C_WORDS };
-/* Summary unit of a node's results region; its tallies follow. */
-enum { R_NONCE, R_OPS, R_SECS_US, R_UPDATES, R_INSERTS, R_WORDS };
+/* Summary unit of a node's results region, after wl.h's words. */
+enum { R_UPDATES = WL_R_WORDS, R_INSERTS, R_WORDS };
 
 static struct {
 	uint64_t records, ops, base, insert_room, seed;
@@ -100,28 +100,22 @@ static struct {
 	.value_size = 1024, .pack = 1,
 };
 
-/* Window layout, in units from o.base. */
+/* Window layout, in units from o.base (the results: ww's). */
 static struct {
-	uint64_t sync, conf, table, results, result_units, units;
+	uint64_t table, units;
 } L;
 
 static struct wl_dsm w;
-static struct dsm_sync s;
-static char *win;		/* NULL when alone (--anon, no device) */
+static struct wl_win ww;	/* ww.p NULL when alone (--anon, no device) */
 static struct kv_table table;
 static struct kv_params kp;
-static uint64_t key_cap, nonce;
+static uint64_t key_cap;
 static int me, nodes;
 
 static const char *dist_name(enum ycsb_dist d)
 {
 	return d == YCSB_UNIFORM ? "uniform" :
 	       d == YCSB_ZIPFIAN ? "zipfian" : "latest";
-}
-
-static volatile uint64_t *unit_words(uint64_t unit)
-{
-	return (volatile uint64_t *)(win + unit * DSM_UNIT);
 }
 
 static void usage(const char *prog)
@@ -259,19 +253,10 @@ static void plan(void)
 			KV_MAX_SLOTS);
 		exit(2);
 	}
-	L.sync = 0;
-	L.conf = DSM_SYNC_UNITS(nodes);
-	L.table = L.conf + 1;
-	L.results = L.table + (o.anon ? 0 : kv_bytes(&kp) / DSM_UNIT);
-	L.result_units = 1 + (key_cap * 8 + DSM_UNIT - 1) / DSM_UNIT;
-	L.units = L.results + (uint64_t)nodes * L.result_units;
-}
-
-static void barrier(const char *after)
-{
-	if (win && dsm_barrier(&s))
-		tap_bail("barrier after %s timed out (%.0f s)", after,
-			 o.timeout);
+	L.table = WL_HEAD_UNITS(nodes);
+	ww.results = L.table + (o.anon ? 0 : kv_bytes(&kp) / DSM_UNIT);
+	ww.result_units = 1 + (key_cap * 8 + DSM_UNIT - 1) / DSM_UNIT;
+	L.units = ww.results + (uint64_t)nodes * ww.result_units;
 }
 
 /* Open ddsm (or the emulation); --anon may run alone without it. */
@@ -291,21 +276,15 @@ static void open_space(void)
 
 static void map_space(void)
 {
-	if (w.emu_fd < 0 && w.d.fd < 0)
-		return;
-	win = wl_map(&w, o.base, L.units * DSM_UNIT);
-	if (!win)
-		exit(1);
-	sigbus_base = win;
-	sigbus_gaddr = o.base;
-	sigbus_install();
-	if (dsm_sync_init(&s, win + L.sync * DSM_UNIT,
-			  o.base / DSM_UNIT + L.sync, me, nodes, o.timeout))
-		tap_bail("barrier setup timed out");
+	if (w.emu_fd >= 0 || w.d.fd >= 0)
+		wl_win_map(&ww, &w, o.base, L.units, o.timeout);
 }
 
-static void conf_words(uint64_t *c)
+/* This node's options: node 0 publishes them, the others compare. */
+static const uint64_t *conf_words(void)
 {
+	static uint64_t c[C_WORDS];
+
 	c[C_RECORDS] = o.records;
 	c[C_KEYCAP] = key_cap;
 	c[C_WL] = (uint64_t)o.wl;
@@ -314,35 +293,17 @@ static void conf_words(uint64_t *c)
 	c[C_FLAGS] = kp.flags;
 	c[C_SLOTS] = kp.slots;
 	c[C_ANON] = (uint64_t)o.anon;
-}
-
-static void conf_publish(void)
-{
-	volatile uint64_t *c = unit_words(L.conf);
-	uint64_t mine[C_WORDS];
-	int i;
-
-	conf_words(mine);
-	for (i = C_NONCE + 1; i < C_WORDS; i++)
-		c[i] = mine[i];
-	__atomic_store_n(&c[C_NONCE], nonce, __ATOMIC_RELEASE);
+	return c;
 }
 
 static void conf_check(void)
 {
-	volatile uint64_t *c = unit_words(L.conf);
-	uint64_t mine[C_WORDS];
-	int i, same = 1;
+	volatile uint64_t *c = wl_unit(&ww, WL_CONF_UNIT(nodes));
 
-	conf_words(mine);
-	nonce = __atomic_load_n(&c[C_NONCE], __ATOMIC_ACQUIRE);
-	for (i = C_NONCE + 1; i < C_WORDS; i++)
-		same &= c[i] == mine[i];
-	if (!same)
+	if (!wl_conf_check(&ww, conf_words(), C_WORDS))
 		tap_bail("options differ from node 0's (records %" PRIu64 ", workload %c, value %" PRIu64 ", pack %" PRIu64 ", flags %#" PRIx64 ")",
 			 c[C_RECORDS], (char)c[C_WL], c[C_VALUE], c[C_PACK],
 			 c[C_FLAGS]);
-	tap(1, "runs node 0's configuration (run %#" PRIx64 ")", nonce);
 }
 
 /* Keys 1..records at version 1. */
@@ -382,7 +343,7 @@ static void build_table(void)
 
 	if (!o.anon && me)
 		return;
-	base = o.anon ? anon_alloc(len) : win + L.table * DSM_UNIT;
+	base = o.anon ? anon_alloc(len) : ww.p + L.table * DSM_UNIT;
 	r = kv_init(&table, base, len, &kp);
 	if (r)
 		tap_bail("kv_init: %s", strerror(-r));
@@ -397,7 +358,7 @@ static void attach_table(void)
 
 	if (o.anon || !me)
 		return;
-	r = kv_attach(&table, win + L.table * DSM_UNIT, kv_bytes(&kp));
+	r = kv_attach(&table, ww.p + L.table * DSM_UNIT, kv_bytes(&kp));
 	tap(!r, "attached node 0's table: %s", r ? strerror(-r) : "ok");
 	if (r)
 		tap_bail("no table");
@@ -435,9 +396,8 @@ static void warm(void)
 static struct {
 	struct ycsb_tally tally;
 	struct hist hist;
-	struct ddsm_status st0, st1;
+	struct wl_span span;
 	uint64_t *changes;	/* [key - 1], summed over threads */
-	double secs;
 } run;
 
 static void run_workload(void)
@@ -449,20 +409,17 @@ static void run_workload(void)
 		.n = nodes, .ops = o.ops, .seed = o.seed,
 		.newest = o.records,
 	};
-	double t0;
 	uint64_t k;
 	int i;
 
 	run.changes = calloc(key_cap, sizeof(*run.changes));
 	if (!wk || !run.changes)
 		tap_bail("out of memory");
-	wl_status(&w, &run.st0);
-	t0 = dsm_now();
-	cfg.deadline = t0 + o.secs;
+	wl_span_start(&w, &run.span);
+	cfg.deadline = run.span.t0 + o.secs;
 	if (ycsb_run(&cfg, wk, o.threads))
 		tap_bail("cannot start %d threads", o.threads);
-	run.secs = dsm_now() - t0;
-	wl_status(&w, &run.st1);
+	wl_span_end(&w, &run.span);
 	for (i = 0; i < o.threads; i++) {
 		ycsb_tally_add(&run.tally, &wk[i].tally);
 		hist_merge(&run.hist, &wk[i].hist);
@@ -472,28 +429,21 @@ static void run_workload(void)
 	ycsb_free(wk, o.threads);
 	free(wk);
 	tap(!run.tally.bad, "%" PRIu64 " operations in %.2f s, no wrong or missing data seen (%" PRIu64 ")",
-	    run.tally.ops, run.secs, run.tally.bad);
+	    run.tally.ops, run.span.secs, run.tally.bad);
 	tap(!run.tally.errors, "no operation failed (%" PRIu64 ")",
 	    run.tally.errors);
 }
 
-static volatile uint64_t *region(int node)
-{
-	return unit_words(L.results + (uint64_t)node * L.result_units);
-}
-
 static void publish(void)
 {
-	volatile uint64_t *r = region(me);
+	volatile uint64_t *r = wl_region(&ww, me), *c = wl_tallies(&ww, me);
 	uint64_t k;
 
 	for (k = 0; k < key_cap; k++)
-		r[DSM_WORDS_PER_UNIT + k] = run.changes[k];
-	r[R_OPS] = run.tally.ops;
-	r[R_SECS_US] = (uint64_t)(run.secs * 1e6);
+		c[k] = run.changes[k];
 	r[R_UPDATES] = run.tally.updates + run.tally.rmws;
 	r[R_INSERTS] = run.tally.inserts;
-	__atomic_store_n(&r[R_NONCE], nonce, __ATOMIC_RELEASE);
+	wl_publish(&ww, run.tally.ops, run.span.secs);
 }
 
 /* Expected version of every key (0: absent) from every node's tallies. */
@@ -512,16 +462,14 @@ static uint64_t *expected_versions(uint64_t *changes_total)
 		if (j != me && o.anon)
 			continue;
 		if (j != me) {
-			r = region(j);
-			if (__atomic_load_n(&r[R_NONCE],
-					    __ATOMIC_ACQUIRE) != nonce) {
+			if (!wl_published(&ww, j)) {
 				stale++;
 				continue;
 			}
+			r = wl_tallies(&ww, j);
 		}
 		for (k = 0; k < key_cap; k++) {
-			uint64_t c = r ? r[DSM_WORDS_PER_UNIT + k] :
-				     run.changes[k];
+			uint64_t c = r ? r[k] : run.changes[k];
 
 			want[k] += c;
 			*changes_total += c;
@@ -602,14 +550,15 @@ static void verify(void)
 static void report(void)
 {
 	struct ycsb_tally *t = &run.tally;
+	double secs = run.span.secs;
 
 	printf("bench ycsb node=%d wl=%c dist=%s threads=%d records=%" PRIu64 " ops=%" PRIu64 " secs=%.2f ops_per_s=%.0f p50_us=%.1f p99_us=%.1f p999_us=%.1f",
 	       me, o.wl, dist_name(o.dist), o.threads, o.records, t->ops,
-	       run.secs, run.secs > 0 ? t->ops / run.secs : 0,
+	       secs, secs > 0 ? t->ops / secs : 0,
 	       hist_quantile_us(&run.hist, 0.5),
 	       hist_quantile_us(&run.hist, 0.99),
 	       hist_quantile_us(&run.hist, 0.999));
-	wl_print_counters(&run.st0, &run.st1, t->ops);
+	wl_print_counters(&run.span, t->ops);
 	printf(" mem=%s pack=%u spread=%d value=%u reads=%" PRIu64 " updates=%" PRIu64 " inserts=%" PRIu64 " rmws=%" PRIu64 " read_miss=%" PRIu64 " insert_full=%" PRIu64 "\n",
 	       o.anon ? "anon" : "dsm", o.pack, o.spread, o.value_size,
 	       t->reads, t->updates, t->inserts, t->rmws, t->read_miss,
@@ -619,21 +568,12 @@ static void report(void)
 /* Node 0: every node's ops and ops/s, from the published summaries. */
 static void report_total(void)
 {
-	uint64_t ops = 0;
-	double rate = 0;
-	int j;
+	uint64_t ops;
+	double rate;
 
-	if (me || !win)
+	if (me || !ww.p)
 		return;
-	for (j = 0; j < nodes; j++) {
-		volatile uint64_t *r = region(j);
-
-		if (__atomic_load_n(&r[R_NONCE], __ATOMIC_ACQUIRE) != nonce)
-			continue;
-		ops += r[R_OPS];
-		if (r[R_SECS_US])
-			rate += r[R_OPS] / (r[R_SECS_US] / 1e6);
-	}
+	wl_totals(&ww, &ops, &rate);
 	printf("bench ycsb-total wl=%c dist=%s nodes=%d threads=%d records=%" PRIu64 " ops=%" PRIu64 " ops_per_s=%.0f\n",
 	       o.wl, dist_name(o.dist), nodes, o.threads, o.records, ops,
 	       rate);
@@ -646,27 +586,24 @@ int main(int argc, char **argv)
 	tap_node = me;
 	plan();
 	map_space();
-	if (!me) {
-		nonce = wl_nonce();
-		if (win)
-			conf_publish();
-	}
+	if (!me)
+		wl_conf_publish(&ww, conf_words(), C_WORDS);
 	build_table();
-	barrier("loading");
+	wl_barrier(&ww, "loading");
 	if (me)
 		conf_check();
 	attach_table();
 	describe();
 	if (o.warm)
 		warm();
-	barrier("warm-up");
+	wl_barrier(&ww, "warm-up");
 	run_workload();
-	barrier("the run");
-	if (win)
+	wl_barrier(&ww, "the run");
+	if (ww.p)
 		publish();
-	barrier("publishing");
+	wl_barrier(&ww, "publishing");
 	verify();
-	barrier("verifying");
+	wl_barrier(&ww, "verifying");
 	report();
 	report_total();
 	return tap_failed ? 1 : 0;

@@ -132,18 +132,6 @@ struct worker {
 	uint64_t buf[1024];
 };
 
-static int rmw_step(uint64_t key, uint64_t version, void *value, size_t size,
-		    void *arg)
-{
-	const struct kv_table *t = arg;
-
-	(void)size;
-	if (!kv_value_is_pattern(t, key, version, value))
-		return -EBADMSG;
-	kv_fill_value(t, key, version + 1, value);
-	return 0;
-}
-
 /*
  * Through the read-only view.  A counted key's versions never go down (a
  * churn key's start again at 1 when it is deleted and inserted).
@@ -168,7 +156,7 @@ static void do_get(struct worker *w, uint64_t key)
 
 static void do_update(struct worker *w, uint64_t key, int rmw)
 {
-	int64_t v = rmw ? kv_rmw(w->rw, key, rmw_step, (void *)w->rw) :
+	int64_t v = rmw ? kv_rmw(w->rw, key, kv_rmw_pattern, (void *)w->rw) :
 			  kv_put(w->rw, key, NULL);
 
 	if (v > 0)

@@ -229,6 +229,18 @@ bool kv_value_is_pattern(const struct kv_table *t, uint64_t key,
 	return true;
 }
 
+int kv_rmw_pattern(uint64_t key, uint64_t version, void *value, size_t size,
+		   void *arg)
+{
+	const struct kv_table *t = arg;
+
+	(void)size;
+	if (!kv_value_is_pattern(t, key, version, value))
+		return -EBADMSG;
+	kv_fill_value(t, key, version + 1, value);
+	return 0;
+}
+
 uint64_t kv_checksum(const struct kv_table *t, uint64_t key,
 		     uint64_t version, const void *value)
 {
@@ -342,10 +354,19 @@ static int kv_read_begin(const struct kv_table *t, struct kv_bucket *b,
 	}
 }
 
-static bool kv_read_retry(struct kv_bucket *b, uint64_t seq)
+/*
+ * After a copy made under @seq: 1 if no writer came meanwhile, 0 to copy
+ * again under the new even *@seq, or -ETIMEDOUT.
+ */
+static int kv_read_end(const struct kv_table *t, struct kv_bucket *b,
+		       struct kv_spin *sp, uint64_t *seq)
 {
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return __atomic_load_n(&b->seq, __ATOMIC_RELAXED) != seq;
+	if (__atomic_load_n(&b->seq, __ATOMIC_RELAXED) == *seq)
+		return 1;
+	if (kv_spin(t, sp))
+		return -ETIMEDOUT;
+	return kv_read_begin(t, b, sp, seq);
 }
 
 static struct kv_slot *kv_find(const struct kv_table *t, struct kv_bucket *b,
@@ -370,25 +391,23 @@ int kv_get(const struct kv_table *t, uint64_t key, void *buf,
 	struct kv_bucket *b;
 	struct kv_spin sp = { 0 };
 	uint64_t seq, ver = 0, sum = 0;
-	struct kv_slot *s;
+	struct kv_slot *s = NULL;
+	int r;
 
 	if (!key)
 		return -EINVAL;
 	b = kv_bucket_at(t, kv_bucket_index(t, key));
-	for (;;) {
-		if (kv_read_begin(t, b, &sp, &seq))
-			return -ETIMEDOUT;
+	for (r = kv_read_begin(t, b, &sp, &seq); !r;
+	     r = kv_read_end(t, b, &sp, &seq)) {
 		s = kv_find(t, b, key);
 		if (s) {
 			ver = __atomic_load_n(&s->version, __ATOMIC_RELAXED);
 			sum = __atomic_load_n(&s->checksum, __ATOMIC_RELAXED);
 			memcpy(buf, s->value, t->value_size);
 		}
-		if (!kv_read_retry(b, seq))
-			break;
-		if (kv_spin(t, &sp))
-			return -ETIMEDOUT;
 	}
+	if (r < 0)
+		return r;
 	if (!s)
 		return -ENOENT;
 	if (kv_checksum(t, key, ver, buf) != sum)
@@ -414,26 +433,39 @@ static void kv_store(const struct kv_table *t, struct kv_bucket *b,
 	kv_write_end(b);
 }
 
+/*
+ * Lock the bucket of @key and find @key's slot in it or, to @insert, a
+ * free one.  Return: 0 holding the lock; not holding it, -ENOENT,
+ * -ENOSPC (no free slot), -ETIMEDOUT or -EINVAL (key 0).
+ */
+static int kv_lock_slot(const struct kv_table *t, uint64_t key, bool insert,
+			struct kv_bucket **b, struct kv_slot **s)
+{
+	if (!key)
+		return -EINVAL;
+	*b = kv_bucket_at(t, kv_bucket_index(t, key));
+	if (kv_lock(t, *b))
+		return -ETIMEDOUT;
+	*s = kv_find(t, *b, key);
+	if (!*s && insert)
+		*s = kv_find(t, *b, 0);
+	if (*s)
+		return 0;
+	kv_unlock(*b);
+	return insert ? -ENOSPC : -ENOENT;
+}
+
 int64_t kv_put(const struct kv_table *t, uint64_t key, const void *buf)
 {
 	struct kv_bucket *b;
 	struct kv_slot *s;
-	uint64_t ver = 1;
+	uint64_t ver;
+	int r = kv_lock_slot(t, key, true, &b, &s);
 
-	if (!key)
-		return -EINVAL;
-	b = kv_bucket_at(t, kv_bucket_index(t, key));
-	if (kv_lock(t, b))
-		return -ETIMEDOUT;
-	s = kv_find(t, b, key);
-	if (s)
-		ver = s->version + 1;
-	else
-		s = kv_find(t, b, 0);
-	if (!s) {
-		kv_unlock(b);
-		return -ENOSPC;
-	}
+	if (r)
+		return r;
+	/* A free slot's key is 0: @key is new there. */
+	ver = s->key ? s->version + 1 : 1;
 	kv_store(t, b, s, key, ver, buf);
 	kv_unlock(b);
 	return (int64_t)ver;
@@ -446,16 +478,11 @@ int64_t kv_rmw(const struct kv_table *t, uint64_t key, kv_rmw_fn fn,
 	struct kv_slot *s;
 	int64_t ret;
 
-	if (!key || !fn)
+	if (!fn)
 		return -EINVAL;
-	b = kv_bucket_at(t, kv_bucket_index(t, key));
-	if (kv_lock(t, b))
-		return -ETIMEDOUT;
-	s = kv_find(t, b, key);
-	if (!s) {
-		kv_unlock(b);
-		return -ENOENT;
-	}
+	ret = kv_lock_slot(t, key, false, &b, &s);
+	if (ret)
+		return ret;
 	/* In place: readers see seq odd while fn changes the bytes. */
 	kv_write_begin(b);
 	ret = fn(key, s->version, s->value, t->value_size, arg);
@@ -473,17 +500,10 @@ int kv_delete(const struct kv_table *t, uint64_t key)
 {
 	struct kv_bucket *b;
 	struct kv_slot *s;
+	int r = kv_lock_slot(t, key, false, &b, &s);
 
-	if (!key)
-		return -EINVAL;
-	b = kv_bucket_at(t, kv_bucket_index(t, key));
-	if (kv_lock(t, b))
-		return -ETIMEDOUT;
-	s = kv_find(t, b, key);
-	if (!s) {
-		kv_unlock(b);
-		return -ENOENT;
-	}
+	if (r)
+		return r;
 	kv_write_begin(b);
 	__atomic_store_n(&s->key, 0, __ATOMIC_RELAXED);
 	s->version = 0;
@@ -499,16 +519,12 @@ static int kv_snapshot(const struct kv_table *t, struct kv_bucket *b,
 {
 	struct kv_spin sp = { 0 };
 	uint64_t seq;
+	int r;
 
-	for (;;) {
-		if (kv_read_begin(t, b, &sp, &seq))
-			return -ETIMEDOUT;
+	for (r = kv_read_begin(t, b, &sp, &seq); !r;
+	     r = kv_read_end(t, b, &sp, &seq))
 		memcpy(copy, b, t->bucket_size);
-		if (!kv_read_retry(b, seq))
-			return 0;
-		if (kv_spin(t, &sp))
-			return -ETIMEDOUT;
-	}
+	return r < 0 ? r : 0;
 }
 
 int64_t kv_scan(const struct kv_table *t, kv_scan_fn fn, void *arg)

@@ -193,6 +193,12 @@ typedef int (*kv_rmw_fn)(uint64_t key, uint64_t version, void *value,
 /* Return: the new version, -ENOENT, fn's error, -ETIMEDOUT, -EINVAL. */
 int64_t kv_rmw(const struct kv_table *t, uint64_t key, kv_rmw_fn fn,
 	       void *arg);
+/*
+ * The kv_rmw_fn of values that follow the pattern (@arg: the table):
+ * -EBADMSG unless @value is (@key, @version)'s, else (@key, @version + 1)'s.
+ */
+int kv_rmw_pattern(uint64_t key, uint64_t version, void *value, size_t size,
+		   void *arg);
 /* Return: 0, -ENOENT, -ETIMEDOUT, -EINVAL. */
 int kv_delete(const struct kv_table *t, uint64_t key);
 

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Global space access for the workloads (wl.h): libddsm, or a shared
- * file standing in for it.
+ * file standing in for it; then the phases' scaffolding both programs
+ * lay out in it (barrier, configuration, results).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "test_common.h"
 #include "wl.h"
 #include "zipf.h"
 
@@ -130,9 +133,22 @@ static double per_op(uint64_t a, uint64_t b, uint64_t ops)
 	return ops ? (double)(b - a) / (double)ops : 0;
 }
 
-void wl_print_counters(const struct ddsm_status *a,
-		       const struct ddsm_status *b, uint64_t ops)
+void wl_span_start(struct wl_dsm *w, struct wl_span *sp)
 {
+	wl_status(w, &sp->st0);
+	sp->t0 = dsm_now();
+}
+
+void wl_span_end(struct wl_dsm *w, struct wl_span *sp)
+{
+	sp->secs = dsm_now() - sp->t0;
+	wl_status(w, &sp->st1);
+}
+
+void wl_print_counters(const struct wl_span *sp, uint64_t ops)
+{
+	const struct ddsm_status *a = &sp->st0, *b = &sp->st1;
+
 	printf(" faults_read_per_op=%.3f faults_write_per_op=%.3f upgrades_per_op=%.3f msgs_per_op=%.3f evictions_per_op=%.3f",
 	       per_op(a->faults_read, b->faults_read, ops),
 	       per_op(a->faults_write, b->faults_write, ops),
@@ -163,4 +179,107 @@ uint64_t wl_nonce(void)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	t = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	return wl_mix64(t ^ ((uint64_t)getpid() << 40)) | 1;
+}
+
+/* ---- the window's barrier, configuration and results ---- */
+
+void wl_win_map(struct wl_win *ww, struct wl_dsm *w, uint64_t gaddr,
+		uint64_t units, double timeout)
+{
+	ww->me = w->me;
+	ww->n = w->n;
+	ww->p = wl_map(w, gaddr, units * DSM_UNIT);
+	if (!ww->p)
+		exit(1);
+	/* This file's copies: the SIGBUS line and bails name the node. */
+	tap_node = w->me;
+	sigbus_base = ww->p;
+	sigbus_gaddr = gaddr;
+	sigbus_install();
+	if (dsm_sync_init(&ww->s, ww->p, gaddr / DSM_UNIT, ww->me, ww->n,
+			  timeout))
+		tap_bail("barrier setup timed out");
+}
+
+volatile uint64_t *wl_unit(const struct wl_win *ww, uint64_t unit)
+{
+	return (volatile uint64_t *)(ww->p + unit * DSM_UNIT);
+}
+
+void wl_barrier(struct wl_win *ww, const char *after)
+{
+	if (ww->p && dsm_barrier(&ww->s))
+		tap_bail("barrier after %s timed out (%.0f s)", after,
+			 ww->s.timeout);
+}
+
+void wl_conf_publish(struct wl_win *ww, const uint64_t *c, int words)
+{
+	volatile uint64_t *dst;
+	int i;
+
+	ww->nonce = wl_nonce();
+	if (!ww->p)
+		return;
+	dst = wl_unit(ww, WL_CONF_UNIT(ww->n));
+	for (i = 1; i < words; i++)
+		dst[i] = c[i];
+	__atomic_store_n(&dst[0], ww->nonce, __ATOMIC_RELEASE);
+}
+
+bool wl_conf_check(struct wl_win *ww, const uint64_t *c, int words)
+{
+	volatile uint64_t *src = wl_unit(ww, WL_CONF_UNIT(ww->n));
+	bool same = true;
+	int i;
+
+	ww->nonce = __atomic_load_n(&src[0], __ATOMIC_ACQUIRE);
+	for (i = 1; i < words; i++)
+		same &= src[i] == c[i];
+	if (same)
+		tap(1, "runs node 0's configuration (run %#" PRIx64 ")",
+		    ww->nonce);
+	return same;
+}
+
+volatile uint64_t *wl_region(const struct wl_win *ww, int node)
+{
+	return wl_unit(ww, ww->results + (uint64_t)node * ww->result_units);
+}
+
+volatile uint64_t *wl_tallies(const struct wl_win *ww, int node)
+{
+	return wl_region(ww, node) + DSM_WORDS_PER_UNIT;
+}
+
+void wl_publish(struct wl_win *ww, uint64_t ops, double secs)
+{
+	volatile uint64_t *r = wl_region(ww, ww->me);
+
+	r[WL_R_OPS] = ops;
+	r[WL_R_SECS_US] = (uint64_t)(secs * 1e6);
+	__atomic_store_n(&r[WL_R_NONCE], ww->nonce, __ATOMIC_RELEASE);
+}
+
+bool wl_published(const struct wl_win *ww, int node)
+{
+	return __atomic_load_n(&wl_region(ww, node)[WL_R_NONCE],
+			       __ATOMIC_ACQUIRE) == ww->nonce;
+}
+
+void wl_totals(const struct wl_win *ww, uint64_t *ops, double *rate)
+{
+	volatile uint64_t *r;
+	int j;
+
+	*ops = 0;
+	*rate = 0;
+	for (j = 0; j < ww->n; j++) {
+		if (!wl_published(ww, j))
+			continue;
+		r = wl_region(ww, j);
+		*ops += r[WL_R_OPS];
+		if (r[WL_R_SECS_US])
+			*rate += r[WL_R_OPS] / (r[WL_R_SECS_US] / 1e6);
+	}
 }

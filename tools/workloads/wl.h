@@ -10,9 +10,11 @@
 #ifndef WL_WL_H
 #define WL_WL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 #include "libddsm.h"
+#include "dsm_sync.h"
 
 /* Space an emulation pretends to have (the file stays sparse). */
 #define WL_EMU_SIZE	(64ULL << 30)
@@ -33,12 +35,78 @@ int wl_status(struct wl_dsm *w, struct ddsm_status *st);
 /* Home node of @gaddr: DDSM_IOC_HOME, or interleave when emulated. */
 int wl_home(struct wl_dsm *w, uint64_t gaddr);
 
+/* A timed phase: its wall time, and this node's counters around it. */
+struct wl_span {
+	struct ddsm_status st0, st1;
+	double t0, secs;	/* dsm_now() at the start; duration */
+};
+
+void wl_span_start(struct wl_dsm *w, struct wl_span *sp);
+void wl_span_end(struct wl_dsm *w, struct wl_span *sp);
 /*
  * Print " faults_read_per_op=... evictions_per_op=..." (no newline):
- * what the DSM did for this node between @a and @b, per operation.
+ * what the DSM did for this node over @sp, per operation.
  */
-void wl_print_counters(const struct ddsm_status *a,
-		       const struct ddsm_status *b, uint64_t ops);
+void wl_print_counters(const struct wl_span *sp, uint64_t ops);
+
+/*
+ * The window both programs lay out from their base address: the
+ * barrier's units, node 0's configuration unit, then (where the program
+ * puts them) one results region per node: a summary unit (the WL_R_*
+ * words, then the program's own) and the program's tallies after it.
+ * Configuration and results count only once they carry the identifier
+ * node 0 drew for this run, stored last: leftovers of an earlier run in
+ * the same space never pass for this one's.
+ *
+ * test_common.h's TAP state is per file.  What fails here bails (exit 1,
+ * whatever the caller's tap_failed); a check that may fail and go on is
+ * the caller's to print, so that its exit status counts it.
+ */
+#define WL_CONF_UNIT(n)		DSM_SYNC_UNITS(n)
+#define WL_HEAD_UNITS(n)	(WL_CONF_UNIT(n) + 1)
+
+enum { WL_R_NONCE, WL_R_OPS, WL_R_SECS_US, WL_R_WORDS };
+
+struct wl_win {
+	char *p;		/* NULL: no window (running alone) */
+	struct dsm_sync s;
+	uint64_t results;	/* first unit of node 0's results region */
+	uint64_t result_units;	/* units per node's region */
+	uint64_t nonce;		/* node 0's run identifier */
+	int me, n;
+};
+
+/*
+ * Map @units units of @w at @gaddr, report a SIGBUS inside them by global
+ * address (exit 3) and set up the barrier: every node at once.  Exit 1,
+ * or bail, when that fails.
+ */
+void wl_win_map(struct wl_win *ww, struct wl_dsm *w, uint64_t gaddr,
+		uint64_t units, double timeout);
+volatile uint64_t *wl_unit(const struct wl_win *ww, uint64_t unit);
+/* Wait for every node to finish phase @after; none to wait for alone. */
+void wl_barrier(struct wl_win *ww, const char *after);
+
+/*
+ * Node 0: draw the run identifier and publish configuration @c of @words
+ * words for the others (word 0 is the identifier's).
+ */
+void wl_conf_publish(struct wl_win *ww, const uint64_t *c, int words);
+/*
+ * The other nodes, after a barrier: take node 0's identifier and print
+ * "ok" if node 0 runs configuration @c; else false, for the caller to
+ * bail naming the options.
+ */
+bool wl_conf_check(struct wl_win *ww, const uint64_t *c, int words);
+
+/* Summary words of @node's results region, and its tallies. */
+volatile uint64_t *wl_region(const struct wl_win *ww, int node);
+volatile uint64_t *wl_tallies(const struct wl_win *ww, int node);
+/* This node's results, once its tallies and own summary words are in. */
+void wl_publish(struct wl_win *ww, uint64_t ops, double secs);
+bool wl_published(const struct wl_win *ww, int node);
+/* The ops and ops/s of every node that published this run's results. */
+void wl_totals(const struct wl_win *ww, uint64_t *ops, double *rate);
 
 /* A run identifier for tallies published in ddsm: never 0, never reused. */
 uint64_t wl_nonce(void);

@@ -105,21 +105,9 @@ static void ycsb_update(struct ycsb_worker *w, uint64_t key)
 	}
 }
 
-int ycsb_rmw_step(uint64_t key, uint64_t version, void *value, size_t size,
-		  void *arg)
-{
-	const struct kv_table *t = arg;
-
-	(void)size;
-	if (!kv_value_is_pattern(t, key, version, value))
-		return -EBADMSG;
-	kv_fill_value(t, key, version + 1, value);
-	return 0;
-}
-
 static void ycsb_rmw(struct ycsb_worker *w, uint64_t key)
 {
-	int64_t v = kv_rmw(w->cfg->t, key, ycsb_rmw_step, (void *)w->cfg->t);
+	int64_t v = kv_rmw(w->cfg->t, key, kv_rmw_pattern, (void *)w->cfg->t);
 
 	if (v > 0) {
 		w->changes[key - 1]++;

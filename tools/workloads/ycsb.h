@@ -77,8 +77,5 @@ int ycsb_run(struct ycsb_cfg *cfg, struct ycsb_worker *w, int threads);
 void ycsb_free(struct ycsb_worker *w, int threads);
 /* Add @src to @dst. */
 void ycsb_tally_add(struct ycsb_tally *dst, const struct ycsb_tally *src);
-/* The RMW step of workload F: check version @version, write @version + 1. */
-int ycsb_rmw_step(uint64_t key, uint64_t version, void *value, size_t size,
-		  void *arg);
 
 #endif /* WL_YCSB_H */
