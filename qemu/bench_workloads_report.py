@@ -113,7 +113,15 @@ def summary(rows, commit):
         by = {int(r['sharing']): num(r, 'ops_per_s') for r in micro}
         for s in sorted(by):
             out.append('  sharing %3d%%: %.0f' % (s, by[s]))
-        if 0 in by and 100 in by and by[100] > 0:
+        longest = max((num(r, 'secs') for r in rows.get('micro', [])),
+                      default=0)
+        if longest < 1:
+            # Nodes that finish in milliseconds never contend: the ratio
+            # would measure barrier skew, not sharing.
+            out.append('  NOT A SHARING MEASUREMENT: the longest measured '
+                       'run took %.3f s, so the nodes hardly overlapped'
+                       % longest)
+        elif 0 in by and 100 in by and by[100] > 0:
             out.append('  loss from 0%% to 100%% sharing: %.1fx (target '
                        '<= 4x)' % (by[0] / by[100]))
     return '\n'.join(out) + '\n'
@@ -193,6 +201,7 @@ def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
     log, outdir, commit = sys.argv[1:]
+    outdir = os.path.abspath(outdir)
     rows = parse(log)
     if not rows.get('ycsb-total'):
         sys.exit('bench: no YCSB result in %s' % log)
