@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include "kv.h"
+#include "dsm_sync.h"
 
 #define KV_CTRL_BYTES	16u	/* lock + seq */
 #define KV_SLOT_HDR	24u	/* key, version, checksum */
@@ -269,14 +270,6 @@ struct kv_spin {
 	double t0;
 };
 
-static double kv_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* One failed try; -ETIMEDOUT once the waits add up to t->timeout. */
 static int kv_spin(const struct kv_table *t, struct kv_spin *sp)
 {
@@ -288,7 +281,7 @@ static int kv_spin(const struct kv_table *t, struct kv_spin *sp)
 	}
 	/* The holder may be waiting for a CPU (or a fault) to finish. */
 	sched_yield();
-	now = kv_now();
+	now = dsm_now();
 	if (!sp->t0)
 		sp->t0 = now;
 	else if (now - sp->t0 > t->timeout)

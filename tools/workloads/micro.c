@@ -8,6 +8,7 @@
 #include <time.h>
 #include "micro.h"
 #include "libddsm.h"
+#include "dsm_sync.h"
 
 #define UNIT		DDSM_UNIT_SIZE
 #define WORD_STEP	0xd6e8feb86659fd93ULL
@@ -139,14 +140,6 @@ void micro_thread_free(struct micro_thread *m)
 	free(m->incs);
 }
 
-static double micro_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void micro_read(struct micro_thread *m, uint64_t b,
 		       const volatile uint64_t *p)
 {
@@ -189,7 +182,7 @@ static void *micro_body(void *arg)
 {
 	struct micro_thread *m = arg;
 	uint64_t i, b;
-	double t0 = micro_now();
+	double t0 = dsm_now();
 
 	for (i = 0; i < m->cfg->ops; i++) {
 		b = m->trace[i] >> 1;
@@ -198,7 +191,7 @@ static void *micro_body(void *arg)
 		else
 			micro_read(m, b, (volatile uint64_t *)m->addr[b]);
 	}
-	m->secs = micro_now() - t0;
+	m->secs = dsm_now() - t0;
 	return NULL;
 }
 
