@@ -3,9 +3,11 @@
 #
 # make bench: the workloads of tools/workloads on 1-4 QEMU nodes, with and
 # without cache pressure, the YCSB-C local-memory baseline and the GAM
-# micro sharing sweep on 3 nodes.  Every run verifies its values (a wrong
-# value fails make bench).  Writes build/bench/{bench.log,ycsb.csv,
-# micro.csv,summary.txt} and PNG plots drawn with gnuplot.
+# micro sharing sweep on 3 nodes, and first the per-stage breakdown of a
+# first-touch remote read fault on 2 nodes (qemu/bench-fault.sh).  Every
+# run verifies its values (a wrong value fails make bench).  Writes
+# build/bench/{bench.log,ycsb.csv,micro.csv,summary.txt,fault.txt} and PNG
+# plots drawn with gnuplot.
 #
 # Env: BENCH_NODES ("1 2 3 4"), BENCH_RECORDS (5000), BENCH_SECS (10),
 # BENCH_PRESSURE_FRAMES (cache_frames under pressure, 256: a sixth of the
@@ -31,11 +33,22 @@ log=$OUT/bench.log
 commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 echo "# make bench, commit $commit, $(date -u +%FT%TZ), host: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$log"
 
+# Where a first-touch remote read fault's time goes, against a raw READ
+# (qemu/bench-fault.sh, 2 nodes, about a minute).
+failed=0 t0=$SECONDS
+echo "[bench] first-touch fault breakdown, 2 nodes"
+echo "# run fault" >>"$log"
+if ! bash "$HERE/bench-fault.sh" -o "$OUT/fault.txt" >>"$log" 2>&1; then
+	echo "[bench] fault breakdown failed: see $log and build/qemu/logs/"
+	failed=1
+fi
+[ -f "$OUT/fault.txt" ] && grep -E '^(fault|first)' "$OUT/fault.txt" | sed 's/^/[bench]   /'
+
 runs=()
 for n in $NODES; do
 	runs+=("$n off" "$n on")
 done
-failed=0 i=0 t0=$SECONDS
+i=0
 for r in "${runs[@]}"; do
 	read -r n pressure <<<"$r"
 	i=$((i + 1))
@@ -62,5 +75,6 @@ for p in "$OUT"/*.gp; do
 	gnuplot "$p" || failed=1
 done
 cat "$OUT/summary.txt"
+[ -f "$OUT/fault.txt" ] && { echo; cat "$OUT/fault.txt"; }
 echo "[bench] done in $((SECONDS - t0)) s: $OUT"
 exit $failed

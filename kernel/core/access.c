@@ -220,6 +220,7 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 	struct page *frame;
 	vm_fault_t ret;
 
+	trace_ddsm_fault_begin(unit, write, mkwrite);
 	if (!ddsm_unit_valid(&n->space, unit))
 		return fault_done(n, unit, write, mkwrite, false,
 				  VM_FAULT_SIGBUS);

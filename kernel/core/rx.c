@@ -45,6 +45,7 @@ static void run_store(struct ddsm_node *n, u64 unit, struct page *data)
 	/* A node's message to itself carries its own frame: nothing to copy. */
 	if (frame != data)
 		copy_highpage(frame, data);
+	trace_ddsm_fill(unit, frame != data);
 }
 
 /*

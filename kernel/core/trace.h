@@ -59,6 +59,45 @@ TRACE_EVENT(ddsm_msg_drop,
 		  ddsm_msg_verdict_name(__entry->verdict))
 );
 
+/*
+ * The first two events of a fault's breakdown (make bench): a fault on a
+ * unit enters ddsm, and, for a miss, the data an ACK brought is in the
+ * frame under the line lock (copied: false when the message was the
+ * node's own frame).  ddsm_fault ends it, after the PTE is set.
+ */
+TRACE_EVENT(ddsm_fault_begin,
+	TP_PROTO(u64 unit, bool write, bool mkwrite),
+	TP_ARGS(unit, write, mkwrite),
+	TP_STRUCT__entry(
+		__field(u64, unit)
+		__field(bool, write)
+		__field(bool, mkwrite)
+	),
+	TP_fast_assign(
+		__entry->unit = unit;
+		__entry->write = write;
+		__entry->mkwrite = mkwrite;
+	),
+	TP_printk("unit=%llu %s%s", __entry->unit,
+		  __entry->write ? "write" : "read",
+		  __entry->mkwrite ? " mkwrite" : "")
+);
+
+TRACE_EVENT(ddsm_fill,
+	TP_PROTO(u64 unit, bool copied),
+	TP_ARGS(unit, copied),
+	TP_STRUCT__entry(
+		__field(u64, unit)
+		__field(bool, copied)
+	),
+	TP_fast_assign(
+		__entry->unit = unit;
+		__entry->copied = copied;
+	),
+	TP_printk("unit=%llu%s", __entry->unit,
+		  __entry->copied ? " copied" : " own frame")
+);
+
 TRACE_EVENT(ddsm_fault,
 	TP_PROTO(u64 unit, bool write, bool mkwrite, bool waited,
 		 vm_fault_t ret),

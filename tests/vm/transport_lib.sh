@@ -10,6 +10,8 @@
 #   kv "LINE" KEY              value of KEY=... in a result line
 #   peer_state P / peer_drops P / status_counter NAME   from ddsmctl status
 #   wait_until SECS CMD...     poll CMD every 0.1 s
+#   read_lat PORT              ib_read_lat -s 4096, node 0 serving, node 1
+#                              printing "bench read_lat T_TYPICAL T_AVG"
 #   ok/nok/check               TAP lines, counted in $failed/$total
 
 ME=${DDSM_NODE_ID:?} N=${DDSM_NR_NODES:?}
@@ -95,6 +97,37 @@ all_up() {
 		[ "$p" -eq "$ME" ] && continue
 		peer_is "$p" up || return 1
 	done
+}
+
+# read_lat PORT: perftest's 4 KiB RDMA READ latency, the reference of the
+# latency benchmarks.  Node 0 serves, node 1 measures (retrying until the
+# server listens) and prints "bench read_lat T_TYPICAL_US T_AVG_US"; other
+# nodes skip it.  Data line: #bytes #iterations t_min t_max t_typical ...
+read_lat() {
+	local cmd=(ib_read_lat -d rxe0 -s 4096 -n "${ITERS:-1000}" -F -p "$1")
+	local out try line
+
+	[ "$ME" -le 1 ] || return 0
+	out=$(mktemp)
+	if [ "$ME" -eq 0 ]; then
+		timeout 180 "${cmd[@]}" >"$out" 2>&1 || nok "ib_read_lat server"
+		rm -f "$out"
+		return
+	fi
+	for ((try = 1; try <= 60; try++)); do
+		timeout 180 "${cmd[@]}" "${IPS[0]}" >"$out" 2>&1
+		grep -q "Couldn't connect" "$out" || break
+		sleep 1
+	done
+	line=$(awk '/#bytes/ { getline; print; exit }' "$out")
+	if [[ $line =~ ^\ *4096\ + ]]; then
+		echo "# ib_read_lat -s 4096: $line"
+		awk '{ print "bench read_lat", $5, $6 }' <<<"$line"
+	else
+		nok "ib_read_lat client"
+		sed 's/^/# /' "$out"
+	fi
+	rm -f "$out"
 }
 
 # Control line to the host (qemu/lib.sh's cl_marker sees it).
