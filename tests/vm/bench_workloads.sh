@@ -11,7 +11,9 @@
 # Env: BW_WORKLOADS (default "A B C F"), BW_RECORDS (10000), BW_SECS (10),
 # BW_THREADS (1), BW_FRAMES (cache_frames, empty: the module's default),
 # BW_ANON (1: also YCSB-C over anonymous memory), BW_SHARING (sharing
-# percentages for ddsm-micro, empty: none), BW_MICRO_OPS (20000).
+# percentages for ddsm-micro, empty: none), BW_MICRO_SECS (5: seconds of
+# each ddsm-micro measured run, which replays its trace for that long, so
+# that the nodes' runs overlap whatever their speed).
 
 . "$(dirname "${BASH_SOURCE[0]}")/cluster_lib.sh"
 BIN=$DDSM/bin
@@ -43,7 +45,7 @@ if [ "${BW_ANON:-0}" = 1 ]; then
 fi
 for sh in ${BW_SHARING:-}; do
 	run "micro sharing $sh%" 1200 $BIN/ddsm-micro -S "$sh" \
-		-o "${BW_MICRO_OPS:-20000}"
+		-s "${BW_MICRO_SECS:-5}"
 done
 check_no_sigbus
 [ $failed -ne 0 ] && diag

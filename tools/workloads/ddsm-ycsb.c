@@ -16,8 +16,8 @@
  *   -d  key distribution of A, B, C, F (default zipfian, YCSB's scrambled
  *       zipfian with theta 0.99); D always uses latest
  *   -t  threads per node (default 1)
- *   -s  seconds of timed run (default 10), or -o operations per thread
- *       (-o wins over -s)
+ *   -s  seconds of timed run (default 10, may be fractional), or -o
+ *       operations per thread (-o wins over -s)
  *   -v  value bytes, a multiple of 8 (default 1024)
  *   -b  global address of the window, unit aligned (default 64M: inside
  *       the module's default 256 MiB space with room for the default
@@ -54,11 +54,16 @@
  *     spread=%d value=%u reads=%lu updates=%lu inserts=%lu rmws=%lu
  *     read_miss=%lu insert_full=%lu
  * (one line) on every node, the counters being this node's ddsm_status
- * differences over the timed run (msgs: messages sent), and on node 0
+ * differences over the timed run (msgs: messages sent), then on every
+ * node its latency CDF (one line, at most CDF_POINTS points)
+ *   bench ycsb-cdf node=%d wl=%c nodes=%d mem=dsm|anon dist=%s threads=%d
+ *     records=%lu pack=%u spread=%d value=%u pts=US:FRAC,US:FRAC,...
+ * (FRAC of the operations took at most US microseconds; see
+ * hist_print_cdf()), and on node 0
  *   bench ycsb-total wl=%c dist=%s nodes=%d threads=%d records=%lu
  *     ops=%lu ops_per_s=%.0f
- * summing every node's ops and ops/s.  Exit 0 iff every check passed; 1
- * otherwise; 2 for bad usage; 3 on SIGBUS.
+ * (every node's ops over the longest node's run time).  Exit 0 iff every
+ * check passed; 1 otherwise; 2 for bad usage; 3 on SIGBUS.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -79,6 +84,7 @@
 
 #define DEF_BASE	(64ULL << 20)
 #define REPORTS		5	/* mismatches printed per check */
+#define CDF_POINTS	60
 
 /* Configuration unit: what node 0 ran with, for the others to compare. */
 enum { C_NONCE, C_RECORDS, C_KEYCAP, C_WL, C_VALUE, C_PACK, C_FLAGS,
@@ -87,20 +93,20 @@ enum { C_NONCE, C_RECORDS, C_KEYCAP, C_WL, C_VALUE, C_PACK, C_FLAGS,
 enum { R_UPDATES = WL_R_WORDS, R_INSERTS, R_WORDS };
 
 static struct {
-	uint64_t records, ops, base, insert_room, seed;
-	double secs, timeout;
+	struct wl_opts c;	/* ops 0: run for secs */
+	uint64_t records, insert_room;
 	char wl;
 	enum ycsb_dist dist;
-	int threads, anon, warm, spread, room_set;
+	int anon, warm, spread, room_set;
 	uint32_t value_size, pack, slots;
-	const char *emu;
 } o = {
-	.records = 10000, .base = DEF_BASE, .seed = 1, .secs = 10,
-	.timeout = 300, .wl = 'A', .dist = YCSB_ZIPFIAN, .threads = 1,
+	.c = { .base = DEF_BASE, .seed = 1, .secs = 10, .timeout = 300,
+	       .threads = 1 },
+	.records = 10000, .wl = 'A', .dist = YCSB_ZIPFIAN,
 	.value_size = 1024, .pack = 1,
 };
 
-/* Window layout, in units from o.base (the results: ww's). */
+/* Window layout, in units from o.c.base (the results: ww's). */
 static struct {
 	uint64_t table, units;
 } L;
@@ -123,20 +129,9 @@ static void usage(const char *prog)
 	fprintf(stderr,
 		"usage: %s [-n RECORDS] [-w A|B|C|D|F] [-d zipfian|uniform] [-t THREADS]\n"
 		"       [-s SECONDS | -o OPS] [-v VALUE_SIZE] [-b BASE] [--pack K] [--spread]\n"
-		"       [--slots S] [--anon] [--warm] [--insert-room N] [--seed X]\n"
-		"       [--timeout SECS] [--emulate PATH:NODE:NODES]\n", prog);
+		"       [--slots S] [--anon] [--warm] [--insert-room N]\n"
+		"       " WL_USAGE_OPTS "\n", prog);
 	exit(2);
-}
-
-static uint64_t parse_size(const char *s, const char *what)
-{
-	uint64_t v;
-
-	if (ddsm_parse_size(s, &v)) {
-		fprintf(stderr, "bad %s: %s\n", what, s);
-		exit(2);
-	}
-	return v;
 }
 
 static void parse_dist(const char *s)
@@ -162,15 +157,6 @@ static void parse_long(int opt)
 		o.insert_room = parse_ul(optarg, "insert room");
 		o.room_set = 1;
 		break;
-	case 'X':
-		o.seed = parse_ul(optarg, "seed");
-		break;
-	case 'T':
-		o.timeout = (double)parse_ul(optarg, "timeout");
-		break;
-	case 'E':
-		o.emu = optarg;
-		break;
 	default:
 		usage("ddsm-ycsb");
 	}
@@ -185,15 +171,11 @@ static void parse_args(int argc, char **argv)
 		{ "anon", no_argument, &o.anon, 1 },
 		{ "warm", no_argument, &o.warm, 1 },
 		{ "insert-room", required_argument, NULL, 'I' },
-		{ "seed", required_argument, NULL, 'X' },
-		{ "timeout", required_argument, NULL, 'T' },
-		{ "emulate", required_argument, NULL, 'E' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "n:w:d:t:s:o:v:b:", lo,
-				  NULL)) != -1) {
+	while ((opt = wl_getopt(argc, argv, "n:w:d:v:", lo, &o.c)) != -1) {
 		switch (opt) {
 		case 0:
 			break;
@@ -208,28 +190,15 @@ static void parse_args(int argc, char **argv)
 		case 'd':
 			parse_dist(optarg);
 			break;
-		case 't':
-			o.threads = (int)parse_ul(optarg, "threads");
-			break;
-		case 's':
-			o.secs = (double)parse_ul(optarg, "seconds");
-			break;
-		case 'o':
-			o.ops = parse_ul(optarg, "operations");
-			break;
 		case 'v':
 			o.value_size = (uint32_t)parse_ul(optarg, "value size");
-			break;
-		case 'b':
-			o.base = parse_size(optarg, "base");
 			break;
 		default:
 			parse_long(opt);
 		}
 	}
-	if (optind != argc || !o.records || o.threads < 1 ||
-	    o.threads > 256 || !o.pack || o.base % DSM_UNIT ||
-	    !o.value_size || o.value_size % 8 || o.timeout <= 0)
+	if (optind != argc || !wl_opts_ok(&o.c) || !o.records || !o.pack ||
+	    !o.value_size || o.value_size % 8)
 		usage(argv[0]);
 	if (o.wl == 'D')
 		o.dist = YCSB_LATEST;
@@ -262,12 +231,12 @@ static void plan(void)
 /* Open ddsm (or the emulation); --anon may run alone without it. */
 static void open_space(void)
 {
-	if (!wl_open(&w, o.emu)) {
+	if (!wl_open(&w, o.c.emu)) {
 		me = w.me;
 		nodes = w.n;
 		return;
 	}
-	if (!o.anon || o.emu)
+	if (!o.anon || o.c.emu)
 		exit(1);
 	printf("# no ddsm: running alone over anonymous memory\n");
 	me = 0;
@@ -277,7 +246,7 @@ static void open_space(void)
 static void map_space(void)
 {
 	if (w.emu_fd >= 0 || w.d.fd >= 0)
-		wl_win_map(&ww, &w, o.base, L.units, o.timeout);
+		wl_win_map(&ww, &w, o.c.base, L.units, o.c.timeout);
 }
 
 /* This node's options: node 0 publishes them, the others compare. */
@@ -348,7 +317,7 @@ static void build_table(void)
 	if (r)
 		tap_bail("kv_init: %s", strerror(-r));
 	table.owner = (uint64_t)me + 1;
-	table.timeout = o.timeout;
+	table.timeout = o.c.timeout;
 	load();
 }
 
@@ -363,7 +332,7 @@ static void attach_table(void)
 	if (r)
 		tap_bail("no table");
 	table.owner = (uint64_t)me + 1;
-	table.timeout = o.timeout;
+	table.timeout = o.c.timeout;
 }
 
 static void describe(void)
@@ -372,7 +341,7 @@ static void describe(void)
 	       me, nodes, o.wl, dist_name(o.dist), o.records, key_cap,
 	       table.nr_buckets, table.slots, table.bucket_size, table.pack,
 	       o.spread, table.nr_groups, table.stride_bytes / DSM_UNIT,
-	       table.total_bytes / 1048576.0, o.base, L.units * DSM_UNIT);
+	       table.total_bytes / 1048576.0, o.c.base, L.units * DSM_UNIT);
 }
 
 static void warm(void)
@@ -402,11 +371,11 @@ static struct {
 
 static void run_workload(void)
 {
-	struct ycsb_worker *wk = calloc((size_t)o.threads, sizeof(*wk));
+	struct ycsb_worker *wk = calloc((size_t)o.c.threads, sizeof(*wk));
 	struct ycsb_cfg cfg = {
 		.t = &table, .workload = o.wl, .dist = o.dist,
 		.records = o.records, .key_cap = key_cap, .me = me,
-		.n = nodes, .ops = o.ops, .seed = o.seed,
+		.n = nodes, .ops = o.c.ops, .seed = o.c.seed,
 		.newest = o.records,
 	};
 	uint64_t k;
@@ -416,17 +385,17 @@ static void run_workload(void)
 	if (!wk || !run.changes)
 		tap_bail("out of memory");
 	wl_span_start(&w, &run.span);
-	cfg.deadline = run.span.t0 + o.secs;
-	if (ycsb_run(&cfg, wk, o.threads))
-		tap_bail("cannot start %d threads", o.threads);
+	cfg.deadline = run.span.t0 + o.c.secs;
+	if (ycsb_run(&cfg, wk, o.c.threads))
+		tap_bail("cannot start %d threads", o.c.threads);
 	wl_span_end(&w, &run.span);
-	for (i = 0; i < o.threads; i++) {
+	for (i = 0; i < o.c.threads; i++) {
 		ycsb_tally_add(&run.tally, &wk[i].tally);
 		hist_merge(&run.hist, &wk[i].hist);
 		for (k = 0; k < key_cap; k++)
 			run.changes[k] += wk[i].changes[k];
 	}
-	ycsb_free(wk, o.threads);
+	ycsb_free(wk, o.c.threads);
 	free(wk);
 	tap(!run.tally.bad, "%" PRIu64 " operations in %.2f s, no wrong or missing data seen (%" PRIu64 ")",
 	    run.tally.ops, run.span.secs, run.tally.bad);
@@ -553,7 +522,7 @@ static void report(void)
 	double secs = run.span.secs;
 
 	printf("bench ycsb node=%d wl=%c dist=%s threads=%d records=%" PRIu64 " ops=%" PRIu64 " secs=%.2f ops_per_s=%.0f p50_us=%.1f p99_us=%.1f p999_us=%.1f",
-	       me, o.wl, dist_name(o.dist), o.threads, o.records, t->ops,
+	       me, o.wl, dist_name(o.dist), o.c.threads, o.records, t->ops,
 	       secs, secs > 0 ? t->ops / secs : 0,
 	       hist_quantile_us(&run.hist, 0.5),
 	       hist_quantile_us(&run.hist, 0.99),
@@ -563,6 +532,11 @@ static void report(void)
 	       o.anon ? "anon" : "dsm", o.pack, o.spread, o.value_size,
 	       t->reads, t->updates, t->inserts, t->rmws, t->read_miss,
 	       t->insert_full);
+	printf("bench ycsb-cdf node=%d wl=%c nodes=%d mem=%s dist=%s threads=%d records=%" PRIu64 " pack=%u spread=%d value=%u pts=",
+	       me, o.wl, nodes, o.anon ? "anon" : "dsm", dist_name(o.dist),
+	       o.c.threads, o.records, o.pack, o.spread, o.value_size);
+	hist_print_cdf(stdout, &run.hist, CDF_POINTS);
+	putchar('\n');
 }
 
 /* Node 0: every node's ops and ops/s, from the published summaries. */
@@ -575,7 +549,7 @@ static void report_total(void)
 		return;
 	wl_totals(&ww, &ops, &rate);
 	printf("bench ycsb-total wl=%c dist=%s nodes=%d threads=%d records=%" PRIu64 " ops=%" PRIu64 " ops_per_s=%.0f\n",
-	       o.wl, dist_name(o.dist), nodes, o.threads, o.records, ops,
+	       o.wl, dist_name(o.dist), nodes, o.c.threads, o.records, ops,
 	       rate);
 }
 

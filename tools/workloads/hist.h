@@ -8,6 +8,7 @@
 #define WL_HIST_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #define HIST_SUB_BITS	5
 #define HIST_BUCKETS	((64 - HIST_SUB_BITS + 1) << HIST_SUB_BITS)
@@ -24,5 +25,14 @@ void hist_merge(struct hist *dst, const struct hist *src);
 /* The @q quantile (0 < q <= 1) in microseconds; 0 when empty. */
 double hist_quantile_us(const struct hist *h, double q);
 double hist_mean_us(const struct hist *h);
+/*
+ * The CDF as "US:FRAC,US:FRAC,..." on @f (no newline; nothing when
+ * empty): FRAC of the values were at most US microseconds, one point per
+ * non-empty group of buckets, the groups 1/8 of a power of two wide, or
+ * wider (doubling) until there are at most @max_pts of them.  A point's
+ * US is the upper edge of its group's last non-empty bucket (or the
+ * maximum), so the CDF is never read off a bucket the values missed.
+ */
+void hist_print_cdf(FILE *f, const struct hist *h, unsigned int max_pts);
 
 #endif /* WL_HIST_H */

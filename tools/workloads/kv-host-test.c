@@ -3,7 +3,7 @@
  * kv-host-test: the kv table and the key choosers on the build host,
  * over anonymous shared memory (a memfd), no ddsm needed.
  *
- * usage: kv-host-test
+ * usage: kv-host-test  (ddsm-ycsb and ddsm-micro built next to it)
  *
  * For two layouts (hashed, one bucket per unit; direct, three buckets
  * packed per group, spread over 4 homes) four threads run puts, gets,
@@ -23,7 +23,14 @@
  * out, a full bucket says -ENOSPC, corruption says -EBADMSG, kv_attach()
  * refuses a bad header; the zipfian generator's rank 0 and 1 frequencies
  * match 1/zeta(n) and 0.5^theta/zeta(n), uniform covers every item,
- * scrambled and latest stay in range, FNV-1a and the histogram are right.
+ * scrambled and latest stay in range, FNV-1a and the histogram (its
+ * quantiles and CDF) are right.
+ *
+ * Last, ddsm-ycsb and ddsm-micro each run on 3 emulated nodes (wl.h: 3
+ * processes over one fresh file), with fixed operation counts and for a
+ * time (ddsm-micro's replay of its traces to each thread's count), and
+ * must pass all their checks.  That tests the programs' phases and
+ * verification, not ddsm.
  *
  * Output: TAP lines, then "N passed, N failed"; exit 0 iff none failed.
  */
@@ -37,7 +44,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hist.h"
@@ -49,6 +60,7 @@
 #define CHURN		400
 #define NKEYS		(COUNTED + CHURN)
 #define OPS		40000
+#define EMU_NODES	3
 
 static int passed, failed;
 
@@ -527,6 +539,44 @@ static void zipf_tests(void)
 	      "FNV-1a 64 with YCSB's byte order and abs()");
 }
 
+/*
+ * The CDF of @h, 1..100000 us uniform: at most 60 points, rising, the
+ * last at 100 ms and 1, and each point's fraction exact for its value.
+ */
+static void cdf_test(const struct hist *h)
+{
+	static struct hist empty;
+	double us, frac, prev_us = 0, prev_frac = 0, worst = 0;
+	char *buf = NULL, *p;
+	size_t len = 0;
+	int pts = 0, rising = 1, n;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f) {
+		check(0, "histogram CDF: open_memstream");
+		return;
+	}
+	hist_print_cdf(f, &empty, 60);
+	fputc('|', f);
+	hist_print_cdf(f, h, 60);
+	fclose(f);
+	for (p = buf + 1; sscanf(p, "%lf:%lf%n", &us, &frac, &n) == 2;
+	     p += n + (p[n] == ',')) {
+		pts++;
+		rising &= us > prev_us && frac >= prev_frac;
+		/* Printed with 4 digits: the value may be off by 0.05%. */
+		if (fabs(frac - us / 1e5) > worst)
+			worst = fabs(frac - us / 1e5);
+		prev_us = us;
+		prev_frac = frac;
+	}
+	check(buf[0] == '|' && !*p && pts >= 20 && pts <= 60 && rising &&
+	      prev_us == 1e5 && prev_frac == 1 && worst < 1e-3,
+	      "histogram CDF: %d points, rising, last %g us:%g, fractions within %.2g of exact",
+	      pts, prev_us, prev_frac, worst);
+	free(buf);
+}
+
 static void hist_tests(void)
 {
 	static struct hist h;
@@ -540,9 +590,159 @@ static void hist_tests(void)
 	      "histogram: p50 %.0f us, p99 %.0f us, mean %.1f us",
 	      hist_quantile_us(&h, 0.5), hist_quantile_us(&h, 0.99),
 	      hist_mean_us(&h));
+	cdf_test(&h);
 }
 
-int main(void)
+static double now_secs(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Files of one emulated run: the shared "global space", node logs. */
+struct emu_run {
+	char space[64];
+	char log[EMU_NODES][64];
+};
+
+static int emu_temp(char *name, size_t len, const char *what)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd;
+
+	snprintf(name, len, "%s/ddsm-%s.XXXXXX", dir ? dir : "/tmp", what);
+	fd = mkstemp(name);
+	if (fd < 0)
+		perror(name);
+	return fd;
+}
+
+/* Node @k: @prog (in @dir) with @args, then its --emulate option. */
+static pid_t emu_node(const struct emu_run *r, int k, const char *dir,
+		      const char *prog, const char *const *args)
+{
+	char path[4096], spec[96];
+	const char *argv[24];
+	int i = 0, fd;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, prog);
+	snprintf(spec, sizeof(spec), "%s:%d:%d", r->space, k, EMU_NODES);
+	argv[i++] = path;
+	while (*args && i < 20)
+		argv[i++] = *args++;
+	argv[i++] = "--timeout=30";
+	argv[i++] = "--emulate";
+	argv[i++] = spec;
+	argv[i] = NULL;
+	fflush(stdout);
+	pid = fork();
+	if (pid)
+		return pid;
+	fd = open(r->log[k], O_WRONLY | O_TRUNC);
+	if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+		_exit(126);
+	execv(path, (char *const *)argv);
+	perror(path);
+	_exit(127);
+}
+
+/* Print @path's lines as TAP comments. */
+static void emu_show(const char *path)
+{
+	char line[4096];
+	FILE *f = fopen(path, "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		printf("# %s", line);
+	if (f)
+		fclose(f);
+}
+
+/* Whether @path holds @what. */
+static int emu_holds(const char *path, const char *what)
+{
+	char line[4096];
+	FILE *f = fopen(path, "r");
+	int found = 0;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = !!strstr(line, what);
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * @prog @args on EMU_NODES emulated nodes at once: every node must exit
+ * 0 (all its checks passed) and node 0 print @want.
+ */
+static void emu_check(const char *dir, const char *prog,
+		      const char *const *args, const char *want)
+{
+	struct emu_run r;
+	char line[256];
+	pid_t pid[EMU_NODES];
+	int k, st, fd, bad = 0, ok0;
+	double t0 = now_secs();
+
+	fd = emu_temp(r.space, sizeof(r.space), "emu");
+	if (fd < 0) {
+		check(0, "%s: no file to emulate ddsm over", prog);
+		return;
+	}
+	close(fd);
+	for (k = 0; k < EMU_NODES; k++) {
+		fd = emu_temp(r.log[k], sizeof(r.log[k]), "log");
+		if (fd >= 0)
+			close(fd);
+	}
+	for (k = 0; k < EMU_NODES; k++)
+		pid[k] = emu_node(&r, k, dir, prog, args);
+	for (k = 0; k < EMU_NODES; k++)
+		if (pid[k] < 0 || waitpid(pid[k], &st, 0) != pid[k] ||
+		    !WIFEXITED(st) || WEXITSTATUS(st))
+			bad++;
+	ok0 = emu_holds(r.log[0], want);
+	for (k = 0, line[0] = 0; args[k]; k++)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 " %s", args[k]);
+	check(!bad && ok0, "%s%s on %d emulated nodes: %d failed, node 0 printed \"%s\": %s (%.2f s)",
+	      prog, line, EMU_NODES, bad, want, ok0 ? "yes" : "no",
+	      now_secs() - t0);
+	for (k = 0; k < EMU_NODES; k++) {
+		if (bad || !ok0)
+			emu_show(r.log[k]);
+		unlink(r.log[k]);
+	}
+	unlink(r.space);
+}
+
+static void emu_tests(const char *self)
+{
+	static const char *const ycsb_a[] = {
+		"-w", "A", "-n", "2000", "-o", "3000", NULL
+	};
+	static const char *const ycsb_d[] = {
+		"-w", "D", "-n", "1000", "-s", "0.1", "-t", "2", NULL
+	};
+	static const char *const micro_ops[] = { "-o", "2000", NULL };
+	static const char *const micro_secs[] = {
+		"-s", "0.3", "-o", "500", "-t", "2", NULL
+	};
+	char buf[4096], *dir;
+
+	snprintf(buf, sizeof(buf), "%s", self);
+	dir = dirname(buf);
+	emu_check(dir, "ddsm-ycsb", ycsb_a, "bench ycsb-cdf node=0 wl=A");
+	emu_check(dir, "ddsm-ycsb", ycsb_d, "bench ycsb-total wl=D");
+	emu_check(dir, "ddsm-micro", micro_ops, "bench micro-total");
+	emu_check(dir, "ddsm-micro", micro_secs, "secs_target=0.3");
+}
+
+int main(int argc, char **argv)
 {
 	struct kv_params hashed = {
 		.slots = 8, .value_size = 64, .pack = 1, .nr_nodes = 1,
@@ -566,6 +766,7 @@ int main(void)
 	placement_tests();
 	zipf_tests();
 	hist_tests();
+	emu_tests(argc > 0 ? argv[0] : "./kv-host-test");
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

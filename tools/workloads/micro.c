@@ -12,6 +12,7 @@
 
 #define UNIT		DDSM_UNIT_SIZE
 #define WORD_STEP	0xd6e8feb86659fd93ULL
+#define MICRO_CLOCK_EVERY	64
 
 static uint64_t div_up(uint64_t a, uint64_t b)
 {
@@ -178,29 +179,42 @@ static void micro_write(struct micro_thread *m, uint64_t b,
 	micro_fill(p, c->item, m->last[b]);
 }
 
+/* Whether operation @i of the run is due. */
+static int micro_more(const struct micro_thread *m, uint64_t i, double end)
+{
+	if (!m->for_secs)
+		return i < m->cfg->ops;
+	/* A clock read may cost more than an operation: one per 64. */
+	return i % MICRO_CLOCK_EVERY || dsm_now() < end;
+}
+
 static void *micro_body(void *arg)
 {
 	struct micro_thread *m = arg;
-	uint64_t i, b;
-	double t0 = dsm_now();
+	uint64_t i, j, b;
+	double t0 = dsm_now(), end = t0 + m->for_secs;
 
-	for (i = 0; i < m->cfg->ops; i++) {
-		b = m->trace[i] >> 1;
-		if (m->trace[i] & 1)
+	for (i = 0, j = 0; micro_more(m, i, end); i++) {
+		b = m->trace[j] >> 1;
+		if (m->trace[j] & 1)
 			micro_write(m, b, (volatile uint64_t *)m->addr[b], i);
 		else
 			micro_read(m, b, (volatile uint64_t *)m->addr[b]);
+		if (++j == m->cfg->ops)
+			j = 0;
 	}
+	m->done = i;
 	m->secs = dsm_now() - t0;
 	return NULL;
 }
 
-int micro_run(struct micro_thread *m, int threads, int run)
+int micro_run(struct micro_thread *m, int threads, int run, double secs)
 {
 	int i, started, ret = 0;
 
 	for (started = 0; started < threads; started++) {
 		m[started].run = run;
+		m[started].for_secs = secs > 0 ? secs : 0;
 		if (pthread_create(&m[started].th, NULL, micro_body,
 				   &m[started])) {
 			ret = -1;

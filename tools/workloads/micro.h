@@ -24,14 +24,19 @@
  *
  * A trace of @ops operations, each on a uniformly chosen pool block, a
  * read with probability @read, is generated from (seed, node, thread), so
- * every node can regenerate any thread's trace to check its blocks.  It
- * is run twice (run 1 warm-up, run 2 measured).
+ * every node can regenerate any thread's trace to check its blocks.  Run
+ * 1 (warm-up) runs it once; run 2 (measured) runs it once too, or for a
+ * given time, replaying it cyclically (its i-th operation is trace[i %
+ * ops]) and counting the operations it ran: with a fixed trace, nodes
+ * that finish in milliseconds would hardly run at the same time.
  *
  * Reads copy the item.  A shared write is a LOCK XADD of 1 on the item's
  * first word, a counter tallied per block; a private write stores
- * micro_word(node, thread, block, run, op) and a derivation of it in every
- * word.  Reads check what they can: a private block holds this thread's
- * last write, a shared counter never goes backwards.
+ * micro_word(node, thread, block, run, i), i counting the run's
+ * operations (so that a later lap's write never looks like an earlier
+ * one's), and a derivation of it in every word.  Reads check what they
+ * can: a private block holds this thread's last write, a shared counter
+ * never goes backwards.
  */
 #ifndef WL_MICRO_H
 #define WL_MICRO_H
@@ -46,7 +51,7 @@ struct micro_cfg {
 	uint64_t shared;	/* of them shared by everybody */
 	uint32_t item;		/* bytes, a multiple of 8 */
 	double remote, read;	/* fractions */
-	uint64_t ops;		/* per run */
+	uint64_t ops;		/* of each trace */
 	uint64_t seed;
 	char *shared_area;	/* shared block s: unit s % shared_units */
 	uint64_t shared_units;
@@ -58,6 +63,8 @@ struct micro_thread {
 	pthread_t th;
 	const struct micro_cfg *cfg;
 	int id, run;
+	double for_secs;	/* this run's length; 0: the trace once */
+	uint64_t done;		/* operations the last run ran */
 	char **addr;		/* [blocks] */
 	uint32_t *trace;	/* [ops]: block << 1 | write */
 	uint64_t *last;		/* [blocks]: word 0 last written/seen */
@@ -88,7 +95,10 @@ int micro_holds(const volatile uint64_t *p, uint32_t item, uint64_t w0);
 int micro_thread_init(struct micro_thread *m, const struct micro_cfg *c,
 		      int id);
 void micro_thread_free(struct micro_thread *m);
-/* Run every thread's trace once as run @run, in parallel; 0 or -1. */
-int micro_run(struct micro_thread *m, int threads, int run);
+/*
+ * Run every thread's trace as run @run, in parallel: once, or cyclically
+ * for @secs seconds if @secs > 0; 0 or -1.
+ */
+int micro_run(struct micro_thread *m, int threads, int run, double secs);
 
 #endif /* WL_MICRO_H */

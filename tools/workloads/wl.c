@@ -171,6 +171,100 @@ double wl_parse_ratio(const char *s)
 	return v <= 100 ? v / 100 : -1;
 }
 
+/* getopt_long() codes of the common long options: clear of any letter. */
+enum { WL_OPT_SEED = 0x100, WL_OPT_TIMEOUT, WL_OPT_EMULATE };
+
+static const struct option wl_longs[] = {
+	{ "seed", required_argument, NULL, WL_OPT_SEED },
+	{ "timeout", required_argument, NULL, WL_OPT_TIMEOUT },
+	{ "emulate", required_argument, NULL, WL_OPT_EMULATE },
+};
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define WL_SHORTS	"b:t:s:o:"
+
+static double wl_parse_secs(const char *s, const char *what)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0)) {
+		fprintf(stderr, "bad %s (seconds, more than 0): %s\n", what, s);
+		exit(2);
+	}
+	return v;
+}
+
+static bool wl_common_opt(int opt, const char *arg, struct wl_opts *o)
+{
+	switch (opt) {
+	case 'b':
+		if (ddsm_parse_size(arg, &o->base)) {
+			fprintf(stderr, "bad base: %s\n", arg);
+			exit(2);
+		}
+		break;
+	case 't':
+		o->threads = (int)parse_ul(arg, "threads");
+		break;
+	case 's':
+		o->secs = wl_parse_secs(arg, "run time");
+		break;
+	case 'o':
+		o->ops = parse_ul(arg, "operations");
+		break;
+	case WL_OPT_SEED:
+		o->seed = parse_ul(arg, "seed");
+		break;
+	case WL_OPT_TIMEOUT:
+		o->timeout = wl_parse_secs(arg, "timeout");
+		break;
+	case WL_OPT_EMULATE:
+		o->emu = arg;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+int wl_getopt(int argc, char **argv, const char *shorts,
+	      const struct option *longs, struct wl_opts *o)
+{
+	/* Built on the first call: a program has one set of options. */
+	static struct option lo[32];
+	static char sh[64];
+	size_t n = 0, i;
+	int opt;
+
+	if (!lo[0].name) {
+		while (longs && longs[n].name)
+			n++;
+		if (n + ARRAY_SIZE(wl_longs) >= ARRAY_SIZE(lo) ||
+		    strlen(shorts) + sizeof(WL_SHORTS) > sizeof(sh)) {
+			fprintf(stderr, "%s: too many options\n", __func__);
+			exit(2);
+		}
+		if (n)
+			memcpy(lo, longs, n * sizeof(*lo));
+		for (i = 0; i < ARRAY_SIZE(wl_longs); i++)
+			lo[n + i] = wl_longs[i];
+		snprintf(sh, sizeof(sh), "%s%s", shorts, WL_SHORTS);
+	}
+	while ((opt = getopt_long(argc, argv, sh, lo, NULL)) != -1)
+		if (!wl_common_opt(opt, optarg, o))
+			return opt;
+	return -1;
+}
+
+bool wl_opts_ok(const struct wl_opts *o)
+{
+	return !(o->base % DSM_UNIT) && o->threads >= 1 &&
+	       o->threads <= 256 && o->timeout > 0;
+}
+
 uint64_t wl_nonce(void)
 {
 	struct timespec ts;
@@ -270,16 +364,22 @@ bool wl_published(const struct wl_win *ww, int node)
 void wl_totals(const struct wl_win *ww, uint64_t *ops, double *rate)
 {
 	volatile uint64_t *r;
+	uint64_t longest = 0;
 	int j;
 
+	/*
+	 * Nodes start together (a barrier) but may end apart: their work
+	 * took at least the longest node's time, whereas summing each
+	 * node's own rate would count non-overlapping runs as concurrent.
+	 */
 	*ops = 0;
-	*rate = 0;
 	for (j = 0; j < ww->n; j++) {
 		if (!wl_published(ww, j))
 			continue;
 		r = wl_region(ww, j);
 		*ops += r[WL_R_OPS];
-		if (r[WL_R_SECS_US])
-			*rate += r[WL_R_OPS] / (r[WL_R_SECS_US] / 1e6);
+		if (r[WL_R_SECS_US] > longest)
+			longest = r[WL_R_SECS_US];
 	}
+	*rate = longest ? (double)*ops / (longest / 1e6) : 0;
 }

@@ -10,6 +10,7 @@
 #ifndef WL_WL_H
 #define WL_WL_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -105,8 +106,37 @@ volatile uint64_t *wl_tallies(const struct wl_win *ww, int node);
 /* This node's results, once its tallies and own summary words are in. */
 void wl_publish(struct wl_win *ww, uint64_t ops, double secs);
 bool wl_published(const struct wl_win *ww, int node);
-/* The ops and ops/s of every node that published this run's results. */
+/*
+ * Every node that published this run's results: their ops, and those
+ * ops over the longest node's run time (not the sum of each node's
+ * ops/s, which overstates the rate when the nodes' runs do not overlap).
+ */
 void wl_totals(const struct wl_win *ww, uint64_t *ops, double *rate);
+
+/*
+ * Options both programs take, parsed alike: -b BASE, -t THREADS, -s SECS
+ * (may be fractional), -o OPS, --seed X, --timeout SECS and --emulate
+ * PATH:NODE:NODES.  Each program sets its own defaults and says what -s
+ * and -o mean for it.
+ */
+struct wl_opts {
+	uint64_t base, ops, seed;
+	double secs, timeout;
+	int threads;
+	const char *emu;
+};
+
+#define WL_USAGE_OPTS	"[--seed X] [--timeout SECS] [--emulate PATH:NODE:NODES]"
+
+/*
+ * getopt_long() over the program's own options (@shorts, and @longs
+ * ending with a zeroed entry) and the common ones, which it parses into
+ * @o itself (exit 2 on a bad value): the next own option's code, or -1.
+ */
+int wl_getopt(int argc, char **argv, const char *shorts,
+	      const struct option *longs, struct wl_opts *o);
+/* Base unit aligned, 1..256 threads, a timeout. */
+bool wl_opts_ok(const struct wl_opts *o);
 
 /* A run identifier for tallies published in ddsm: never 0, never reused. */
 uint64_t wl_nonce(void);
