@@ -119,6 +119,13 @@ def summary(rows, commit):
             out.append('  sharing %3d%%: %.0f' % (s, num(by[s],
                                                         'ops_per_s')))
         out.append('  ' + sharing_loss(by, rows.get('micro', [])))
+    # Per-operation timing depends on it (qemu/bench-workloads.sh).
+    cs = collections.Counter(r.get('cs', '?')
+                             for r in rows.get('clocksource', []))
+    if cs:
+        out.append('')
+        out.append('Guest clocksources over all runs: ' + ', '.join(
+            '%s on %d node boots' % kv for kv in sorted(cs.items())))
     return '\n'.join(out) + '\n'
 
 

@@ -24,6 +24,7 @@ args=()
 [ "$N" -gt 1 ] && args+=(node_id="$ME" nodes="$IPS")
 if ! insmod $DDSM/ddsm.ko "${args[@]}"; then
 	nok "insmod ddsm.ko ${args[*]}"
+echo "bench clocksource node=$ME cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 	exit 1
 fi
 ok "insmod ddsm.ko ${args[*]}"
