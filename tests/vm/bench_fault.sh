@@ -43,21 +43,8 @@
 FAULTS=${BENCH_FAULTS:-200} TRACE_FAULTS=${BENCH_TRACE_FAULTS:-100}
 ITERS=${BENCH_PERF_ITERS:-1000}	# read by read_lat
 IFS=, read -ra IPS <<<"$DDSM_NODE_IPS"	# read by read_lat
-TR=/sys/kernel/tracing
 EVENTS="ddsm/ddsm_fault_begin ddsm/ddsm_fault ddsm/ddsm_fill ddsm/ddsm_msg_send
 ddsm/ddsm_msg_recv ddsm_net/ddsm_net_send ddsm_net/ddsm_net_recv"
-
-trace_setup() {
-	local e
-
-	mountpoint -q $TR || mount -t tracefs nodev $TR || return 1
-	echo 0 >$TR/tracing_on
-	echo 16384 >$TR/buffer_size_kb || return 1
-	echo >$TR/trace
-	for e in $EVENTS; do
-		echo 1 >"$TR/events/$e/enable" || return 1
-	done
-}
 
 # breakdown LO: the stages of the faults on units >= LO, from this node's
 # trace, as "STAGE VALUE_US" lines.  Transport events carry no unit: one
@@ -118,15 +105,7 @@ breakdown() {
 		put("h_serve", HS[hpost] - HM[hpost])
 		put("h_post", t - HS[hpost]); put("h_total", t - HX[hpost])
 		hpost = ""
-	}' $TR/trace | sort -k1,1 -k2,2n | awk -v me="$ME" '
-	function flush() {
-		if (m)
-			printf "bench fault %d %s %d %.1f %.1f\n", me, k, m,
-				a[int((m + 1) / 2)], a[int((9 * m + 9) / 10)]
-	}
-	$1 != k { flush(); k = $1; m = 0 }
-	{ a[++m] = $2 }
-	END { flush() }'
+	}' $TR/trace | stage_summary fault
 }
 
 [ "$N" -eq 2 ] || { nok "needs 2 nodes, have $N"; exit 1; }
@@ -135,7 +114,8 @@ tp_load || { nok "insmod ddsm.ko"; exit 1; }
 wait_until 60 all_up || { nok "every peer up within 60 s"; exit 1; }
 ok "ddsm loaded, peer up"
 units=$(($(ddsmctl status | sed -n 's/^space size: \([0-9]*\).*/\1/p') / 4096))
-trace_setup || { nok "tracing ddsm events"; exit 1; }
+# shellcheck disable=SC2086 # EVENTS: a list, split
+trace_setup 16384 $EVENTS || { nok "tracing ddsm events"; exit 1; }
 note "clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
 
 if [ "$ME" -eq 0 ]; then

@@ -39,7 +39,6 @@ REPS=${BENCH_REPS:-100} SCAN_MIB=${BENCH_SCAN_MIB:-16}
 SETTLE=${BENCH_SETTLE_US:-1000} ITERS=${BENCH_PERF_ITERS:-1000}
 TRACE=${BENCH_TRACE:-1} TRACE_REPS=${BENCH_TRACE_REPS:-30}
 IFS=, read -ra IPS <<<"$DDSM_NODE_IPS"
-TR=/sys/kernel/tracing
 PORT0=19100		# perftest's own port; ddsm listens on 18515
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -88,18 +87,6 @@ perftest() {
 	perftest1 "$1" send4k
 }
 
-# Events on, recording off: ddsm-bench-transitions switches recording on
-# for its traced rounds only.
-trace_setup() {
-	mountpoint -q $TR || mount -t tracefs nodev $TR || return 1
-	echo 0 >$TR/tracing_on
-	echo 32768 >$TR/buffer_size_kb || return 1
-	echo >$TR/trace
-	for e in ddsm/ddsm_msg_send ddsm/ddsm_msg_recv ddsm/ddsm_fault; do
-		echo 1 >"$TR/events/$e/enable" || return 1
-	done
-}
-
 # trace_report LO HI: the breakdown over units LO <= u < HI.
 trace_report() {
 	echo 0 >$TR/tracing_on
@@ -133,13 +120,7 @@ trace_report() {
 			}
 			if (ty ~ /^(READ_MISS|WRITE_MISS|WRITE_SHARED|INV|FETCH|FETCH_INV)$/) { svc[u] = t; sty[u] = ty }
 		}
-	}' $TR/trace | sort -k1,1 -k2,2n | awk -v me="$ME" '
-	function flush() {
-		if (m) printf "bench trace %d %s %d %.1f %.1f\n", me, k, m, a[int((m + 1) / 2)], a[int((9 * m + 9) / 10)]
-	}
-	$1 != k { flush(); k = $1; m = 0 }
-	{ a[++m] = $2 }
-	END { flush() }'
+	}' $TR/trace | stage_summary trace
 }
 
 # Every node must be done with a phase before the next one starts; the
@@ -153,7 +134,9 @@ wait_until 60 all_up || { nok "every peer up within 60 s"; exit 1; }
 ok "ddsm loaded, peers up"
 TRACE_ARGS=()
 if [ "$TRACE" = 1 ]; then
-	if trace_setup; then
+	# Events on, recording off: ddsm-bench-transitions switches
+	# recording on for its traced rounds only.
+	if trace_setup 32768 ddsm/ddsm_msg_send ddsm/ddsm_msg_recv ddsm/ddsm_fault; then
 		note "tracing ddsm events in $TRACE_REPS extra rounds"
 		TRACE_ARGS=(-T "$TRACE_REPS")
 	else

@@ -10,6 +10,8 @@
 #   kv "LINE" KEY              value of KEY=... in a result line
 #   peer_state P / peer_drops P / status_counter NAME   from ddsmctl status
 #   wait_until SECS CMD...     poll CMD every 0.1 s
+#   trace_setup KB EVENT...    ftrace events on, recording off
+#   stage_summary TAG          median/p90 per key of "KEY US" lines
 #   read_lat PORT              ib_read_lat -s 4096, node 0 serving, node 1
 #                              printing "bench read_lat T_TYPICAL T_AVG"
 #   ok/nok/check               TAP lines, counted in $failed/$total
@@ -128,6 +130,37 @@ read_lat() {
 		sed 's/^/# /' "$out"
 	fi
 	rm -f "$out"
+}
+
+# trace_setup KB EVENT...: tracefs mounted, a KB-kilobyte buffer per CPU,
+# emptied, the given events (e.g. ddsm/ddsm_fault) enabled and recording
+# off; the caller switches $TR/tracing_on around what it measures.
+TR=/sys/kernel/tracing
+trace_setup() {
+	local kb=$1 e
+
+	shift
+	mountpoint -q $TR || mount -t tracefs nodev $TR || return 1
+	echo 0 >$TR/tracing_on
+	echo "$kb" >$TR/buffer_size_kb || return 1
+	echo >$TR/trace
+	for e in "$@"; do
+		echo 1 >"$TR/events/$e/enable" || return 1
+	done
+}
+
+# stage_summary TAG: "KEY VALUE" lines on stdin (a trace analysis's
+# intervals in us) -> one "bench TAG $ME KEY N MEDIAN P90" line per key.
+stage_summary() {
+	sort -k1,1 -k2,2n | awk -v tag="$1" -v me="$ME" '
+	function flush() {
+		if (m)
+			printf "bench %s %d %s %d %.1f %.1f\n", tag, me, k, m,
+				a[int((m + 1) / 2)], a[int((9 * m + 9) / 10)]
+	}
+	$1 != k { flush(); k = $1; m = 0 }
+	{ a[++m] = $2 }
+	END { flush() }'
 }
 
 # Control line to the host (qemu/lib.sh's cl_marker sees it).
