@@ -11,7 +11,7 @@
 # Variables: BUILD_DIR (default ./build), DDSM_TESTS (space-separated subset
 # of: kunit model one_node three_node transport peer_death home_death
 # configure auth late_home evict sigkill coherence load pause rejoin lossy
-# workloads_host workloads fuzz litmus; default all).
+# pmem workloads_host workloads fuzz litmus; default all).
 # LOAD_SECONDS, LOAD_HOG and LOAD_NODES tune the load component (make soak);
 # LOSSY_NETEM replaces the lossy component's netem options.
 set -uo pipefail
@@ -21,7 +21,7 @@ BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 RESULTS=$BUILD_DIR/results
 DDSM_TESTS=${DDSM_TESTS:-"kunit model workloads_host one_node three_node transport peer_death
 	home_death configure auth late_home evict sigkill coherence load pause rejoin lossy
-	workloads fuzz litmus"}
+	pmem workloads fuzz litmus"}
 export BUILD_DIR
 mkdir -p "$RESULTS"
 
@@ -122,6 +122,10 @@ for t in $DDSM_TESTS; do
 		run_component lossy bash "$ROOT/qemu/cluster.sh" -n 3 -t 1200 \
 			--name lossy -- \
 			"LOAD_SECONDS=60 LOAD_CACHE_FRAMES=96 LOAD_HOG=0 LOAD_NETEM='${LOSSY_NETEM:-loss 1% delay 6ms 4ms rate 1gbit}' bash /ddsm/tests/load.sh" ;;
+	pmem)
+		# Units homed on pmem survive a clean unload and a kill:
+		# three boots of 3 nodes with the same NVDIMM files.
+		run_component pmem bash "$ROOT/tests/vm/pmem_host.sh" ;;
 	workloads_host)
 		run_component workloads_host make -s -C "$ROOT/tools/workloads" check-host ;;
 	workloads)

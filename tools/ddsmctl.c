@@ -38,6 +38,9 @@ static void usage(FILE *f)
 		"  configure ID [IP,IP,...]\n"
 		"                 join a cluster as node ID (nothing may be mapped\n"
 		"                 or touched yet); no list: back to one node\n"
+		"  persist [GADDR LEN]\n"
+		"                 make the units of the range (default: the\n"
+		"                 whole space) homed here durable on pmem\n"
 		"  wait [--timeout S]\n"
 		"                 block until every configured peer is up (default\n"
 		"                 60 s); exit 1 naming the peers that are not\n"
@@ -69,6 +72,56 @@ static void print_peer(const struct ddsm_peer_info *pi)
 	       (uint64_t)pi->deaths, (uint64_t)pi->suspicions,
 	       (uint64_t)pi->probes_ok, (uint64_t)pi->ctrl_sent,
 	       (uint64_t)pi->setup_timeouts, (uint64_t)pi->auth_failures);
+}
+
+static int print_pmem(struct ddsm *d, const char *dev)
+{
+	struct ddsm_pmem_status ps;
+
+	if (ddsm_pmem_status(d, &ps))
+		return fail("pmem status", dev);
+	if (!(ps.flags & DDSM_PMEM_ON)) {
+		printf("pmem: none\n");
+		return 0;
+	}
+	printf("pmem: %.*s (%" PRIu64 " MiB), %s at mount\n",
+	       (int)strnlen(ps.device, sizeof(ps.device)), ps.device,
+	       (uint64_t)ps.ns_bytes >> 20,
+	       ps.flags & DDSM_PMEM_FORMATTED ? "formatted" :
+	       ps.flags & DDSM_PMEM_WAS_CLEAN ? "clean" : "recovered");
+#define C(field) printf("pmem_" #field ": %" PRIu64 "\n", (uint64_t)ps.field)
+	C(generation);
+	C(nr_slots);
+	C(units_present);
+	C(units_torn);
+	C(log_seen);
+	C(log_applied);
+	C(log_obsolete);
+	C(log_torn);
+	C(persists);
+	C(records);
+	C(bytes);
+	C(flushes);
+	C(fences);
+	C(dirty);
+	C(errors);
+#undef C
+	return 0;
+}
+
+static int cmd_persist(struct ddsm *d, const char *dev, uint64_t gaddr,
+		       uint64_t len)
+{
+	struct ddsm_status st;
+
+	if (!len) {
+		if (ddsm_status(d, &st))
+			return fail("status", dev);
+		len = st.size;
+	}
+	if (ddsm_persist(d, gaddr, len))
+		return fail("persist", dev);
+	return 0;
 }
 
 static int cmd_status(struct ddsm *d, const char *dev)
@@ -126,7 +179,7 @@ static int cmd_status(struct ddsm *d, const char *dev)
 	C(cache_frames);
 	C(fault_errors);
 #undef C
-	return 0;
+	return print_pmem(d, dev);
 }
 
 static int cmd_home(struct ddsm *d, const char *dev, uint64_t gaddr)
@@ -215,7 +268,7 @@ int main(int argc, char **argv)
 	const char *dev = DDSM_DEFAULT_PATH;
 	const char *cmd;
 	struct ddsm d;
-	uint64_t gaddr = 0, id = 0;
+	uint64_t gaddr = 0, id = 0, len = 0;
 	const char *list = "";
 	double timeout = 60;
 	int argi = 1, ret;
@@ -260,6 +313,13 @@ int main(int argc, char **argv)
 			goto bad;
 		if (argi + 1 < argc)
 			list = argv[argi + 1];
+	} else if (!strcmp(cmd, "persist")) {
+		if (argi != argc && argi + 2 != argc)
+			goto bad;
+		if (argi != argc && (ddsm_parse_size(argv[argi], &gaddr) ||
+				     ddsm_parse_size(argv[argi + 1], &len) ||
+				     !len))
+			goto bad;
 	} else if (!strcmp(cmd, "wait")) {
 		char *end;
 
@@ -285,6 +345,8 @@ int main(int argc, char **argv)
 		ret = cmd_configure(&d, dev, (uint32_t)id, list);
 	else if (!strcmp(cmd, "wait"))
 		ret = cmd_wait(&d, dev, timeout);
+	else if (!strcmp(cmd, "persist"))
+		ret = cmd_persist(&d, dev, gaddr, len);
 	else
 		ret = cmd_home(&d, dev, gaddr);
 	ddsm_close(&d);

@@ -127,6 +127,30 @@ int ddsm_home(struct ddsm *d, uint64_t gaddr, struct ddsm_home_query *q)
 	return ioctl(d->fd, DDSM_IOC_HOME, q) < 0 ? -1 : 0;
 }
 
+int ddsm_pmem_status(struct ddsm *d, struct ddsm_pmem_status *ps)
+{
+	if (!d || !ps) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(ps, 0, sizeof(*ps));
+	return ioctl(d->fd, DDSM_IOC_PMEM_STATUS, ps) < 0 ? -1 : 0;
+}
+
+int ddsm_persist(struct ddsm *d, uint64_t gaddr, uint64_t len)
+{
+	struct ddsm_persist_arg a;
+
+	if (!d) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&a, 0, sizeof(a));
+	a.gaddr = gaddr;
+	a.len = len;
+	return ioctl(d->fd, DDSM_IOC_PERSIST, &a) < 0 ? -1 : 0;
+}
+
 int ddsm_configure(struct ddsm *d, uint32_t node_id, const char *nodes)
 {
 	struct ddsm_config c;

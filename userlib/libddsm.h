@@ -124,6 +124,29 @@ int ddsm_peer(struct ddsm *d, uint32_t index, struct ddsm_peer_info *pi);
 int ddsm_home(struct ddsm *d, uint64_t gaddr, struct ddsm_home_query *q);
 
 /**
+ * ddsm_pmem_status() - this node's persistent home (DDSM_IOC_PMEM_STATUS)
+ * @d:		open handle
+ * @ps:		filled in on success; ps->flags is 0 without pmem=
+ *
+ * Return: 0, or -1 with errno EBADF, EFAULT, EINVAL (NULL argument), ENOTTY
+ * (a module without pmem support).
+ */
+int ddsm_pmem_status(struct ddsm *d, struct ddsm_pmem_status *ps);
+
+/**
+ * ddsm_persist() - make [gaddr, gaddr + len) durable (DDSM_IOC_PERSIST)
+ * @d:		open handle
+ * @gaddr:	unit aligned global address
+ * @len:	bytes, a multiple of DDSM_UNIT_SIZE, not 0
+ *
+ * Returns once every unit of the range homed on this node and written
+ * before the call is on this node's pmem.  Return: 0, or -1 with errno
+ * ENODEV (module loaded without pmem=), EINVAL (alignment, zero length),
+ * ERANGE (outside the space), EIO (the media failed), EBADF.
+ */
+int ddsm_persist(struct ddsm *d, uint64_t gaddr, uint64_t len);
+
+/**
  * ddsm_peer_state_name() - printable name of an enum ddsm_peer_state
  * Return: "self", "down", "connecting", "up", "dead", or "unknown";
  * never NULL, static storage.

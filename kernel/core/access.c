@@ -258,14 +258,24 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 		ddsm_frame_touch(n, unit);
 		res = ddsm_cache_fault(&n->cache, unit, write, &acts);
 		if (res != DDSM_FAULT_WAIT) {
+			bool rw = res == DDSM_FAULT_MAP_RW;
+
+			/*
+			 * A home frame kept on pmem is writable only for a
+			 * store, which marks it for the flusher (persist.c);
+			 * a load maps it read-only.
+			 */
+			if (rw && !write && ddsm_persist_tracks(n, unit))
+				rw = false;
 			/* A read-only result never answers a store. */
-			if (WARN_ON_ONCE(write && res != DDSM_FAULT_MAP_RW))
+			if (WARN_ON_ONCE(write && !rw))
 				ret = VM_FAULT_SIGBUS;
 			else if (mkwrite)
 				ret = ddsm_mm_mkwrite(vmf, frame);
 			else
-				ret = ddsm_mm_map(vmf, frame,
-						  res == DDSM_FAULT_MAP_RW);
+				ret = ddsm_mm_map(vmf, frame, rw);
+			if (rw)
+				ddsm_persist_dirty(n, unit);
 			/* Let the access run before a forwarded request (rx.c). */
 			if (ddsm_cache_line(&n->cache, unit)->hold)
 				atomic64_set(&n->cl_granted_ns[ddsm_cl_hash(unit)],

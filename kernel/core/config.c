@@ -130,10 +130,17 @@ int ddsm_node_build(struct ddsm_node *n, u32 nr_nodes, u32 self,
 	ret = alloc_state(n);
 	if (ret)
 		return ret;
+	/* Homed units come back from pmem before any peer can ask for one. */
+	ret = ddsm_persist_mount(n, nr_nodes > 1 ? addrs : NULL);
+	if (ret) {
+		free_state(n);
+		return ret;
+	}
 	n->tp = make_transport(n, addrs);
 	if (IS_ERR(n->tp)) {
 		ret = PTR_ERR(n->tp);
 		n->tp = NULL;
+		ddsm_persist_unmount(n);
 		free_state(n);
 		return ret;
 	}
@@ -150,6 +157,7 @@ void ddsm_node_unbuild(struct ddsm_node *n)
 	n->tp = NULL;
 	ddsm_holds_stop(n);
 	ddsm_rejoin_stop(n);
+	ddsm_persist_unmount(n);
 	free_state(n);
 }
 

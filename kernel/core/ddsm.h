@@ -38,6 +38,7 @@
 #include "../proto/cache.h"
 #include "../net/transport.h"
 #include "../mm/mm.h"
+#include "persist.h"
 
 #define DDSM_CL_LOCKS	256	/* hashed cache-line locks and wait queues */
 #define DDSM_MAX_SIZE	(64ULL << 30)
@@ -62,6 +63,10 @@ struct ddsm_params {
 	bool migratory;		/* grant migrating units M on a read (dir.h) */
 	u8 *auth_key;		/* cluster key (key.c), or NULL */
 	u32 auth_key_len;
+	const char *pmem_path;	/* namespace for the homed units, or "" */
+	bool pmem_format;	/* format it whatever it holds */
+	unsigned int pmem_flush_ms;	/* a dirty unit is durable within */
+	u64 cluster_id;		/* 0: derived from the configuration */
 };
 
 struct ddsm_stats {
@@ -113,6 +118,8 @@ struct ddsm_holds {
 	struct delayed_work work;
 };
 
+struct ddsm_persist;
+
 struct ddsm_node {
 	struct ddsm_params params;
 	/*
@@ -127,6 +134,7 @@ struct ddsm_node {
 	struct ddsm_frames frames;
 	struct shrinker *shrinker;	/* mm/shrink.c */
 	struct ddsm_transport *tp;
+	struct ddsm_persist *persist;	/* core/persist.c, or NULL */
 	struct ddsm_stats stats;
 
 	struct mutex rx_lock;		/* the receive path, in arrival order */

@@ -163,6 +163,8 @@ static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		struct ddsm_status st;
 		struct ddsm_peer_info pi;
 		struct ddsm_home_query q;
+		struct ddsm_pmem_status ps;
+		struct ddsm_persist_arg pa;
 	} u;
 	long ret;
 
@@ -171,10 +173,12 @@ static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ioctl_configure(n, uarg);
 	case DDSM_IOC_PEER:
 	case DDSM_IOC_HOME:
+	case DDSM_IOC_PERSIST:
 		if (copy_from_user(&u, uarg, _IOC_SIZE(cmd)))
 			return -EFAULT;
 		break;
 	case DDSM_IOC_STATUS:
+	case DDSM_IOC_PMEM_STATUS:
 		break;
 	default:
 		return -ENOTTY;
@@ -189,14 +193,48 @@ static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case DDSM_IOC_PEER:
 		ret = ioctl_peer(n, &u.pi);
 		break;
+	case DDSM_IOC_PMEM_STATUS:
+		ddsm_persist_status(n, &u.ps);
+		ret = 0;
+		break;
+	case DDSM_IOC_PERSIST:
+		ret = ddsm_check_persist_arg(&u.pa, &n->space);
+		if (!ret)
+			ret = ddsm_persist_range(n, u.pa.gaddr, u.pa.len);
+		break;
 	default:
 		ret = ioctl_home(n, &u.q);
 		break;
 	}
 	up_read(&n->cfg_sem);
-	if (!ret && copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
+	if (!ret && (_IOC_DIR(cmd) & _IOC_READ) &&
+	    copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
 		ret = -EFAULT;
 	return ret;
+}
+
+/*
+ * msync(MS_SYNC) and fsync: the file offsets are global addresses.  The
+ * Scope barrier of the units homed here; without pmem= there is nothing
+ * to make durable, which is not an error for fsync.
+ */
+static int ddsm_fsync(struct file *file, loff_t start, loff_t end,
+		      int datasync)
+{
+	struct ddsm_node *n = node_of(file);
+	u64 size;
+	int ret;
+
+	down_read(&n->cfg_sem);
+	size = n->space.size;
+	if (start < 0 || start >= size || end < start) {
+		up_read(&n->cfg_sem);
+		return 0;
+	}
+	end = min_t(u64, end, size - 1);
+	ret = ddsm_persist_range(n, start, end - start + 1);
+	up_read(&n->cfg_sem);
+	return ret == -ENODEV ? 0 : ret;
 }
 
 static const struct file_operations ddsm_fops = {
@@ -205,6 +243,7 @@ static const struct file_operations ddsm_fops = {
 	.mmap = ddsm_mmap,
 	.unlocked_ioctl = ddsm_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.fsync = ddsm_fsync,
 	.llseek = no_llseek,
 };
 

@@ -31,6 +31,18 @@ int ddsm_check_home_arg(const struct ddsm_home_query *q,
 	return 0;
 }
 
+int ddsm_check_persist_arg(const struct ddsm_persist_arg *a,
+			   const struct ddsm_space *s)
+{
+	if (a->flags || a->reserved)
+		return -EINVAL;
+	if (!a->len || (a->gaddr | a->len) & (DDSM_UNIT_SIZE - 1))
+		return -EINVAL;
+	if (a->gaddr >= s->size || a->len > s->size - a->gaddr)
+		return -ERANGE;
+	return 0;
+}
+
 int ddsm_check_mmap_arg(const struct ddsm_space *s, bool shared, bool exec,
 			u64 off, u64 len)
 {

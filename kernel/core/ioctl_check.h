@@ -14,6 +14,9 @@ int ddsm_check_peer_arg(const struct ddsm_peer_info *p, u32 nr_nodes);
 int ddsm_check_config_arg(const struct ddsm_config *c);
 int ddsm_check_home_arg(const struct ddsm_home_query *q,
 			const struct ddsm_space *s);
+/* -EINVAL: flags, reserved, zero length or misaligned; -ERANGE: outside. */
+int ddsm_check_persist_arg(const struct ddsm_persist_arg *a,
+			   const struct ddsm_space *s);
 
 /*
  * @shared: MAP_SHARED requested; @exec: PROT_EXEC requested;

@@ -38,6 +38,10 @@ static unsigned long cache_frames = 65536;
 static char *auth_key = "";
 static unsigned int rejoin_ms = 30000;
 static bool migratory = true;
+static char *pmem = "";
+static bool pmem_format;
+static unsigned int pmem_flush_ms = 100;
+static unsigned long long cluster_id;
 
 static int size_set(const char *val, const struct kernel_param *kp)
 {
@@ -140,6 +144,14 @@ module_param(cache_frames, ulong, 0444);
 MODULE_PARM_DESC(cache_frames, "Most frames caching units homed elsewhere; CLOCK evicts beyond (default 65536 = 256 MiB, 0: no limit)");
 module_param(auth_key, charp, 0444);
 MODULE_PARM_DESC(auth_key, "File holding the cluster key (16-4096 bytes): peers must prove it with HMAC-SHA256 (default: none, no authentication)");
+module_param(pmem, charp, 0444);
+MODULE_PARM_DESC(pmem, "Block device of a DAX pmem namespace (e.g. /dev/pmem0) that keeps the units homed here across restarts (default: none, DRAM only)");
+module_param(pmem_format, bool, 0444);
+MODULE_PARM_DESC(pmem_format, "Format the pmem namespace even if it holds data (default off: only a new, zeroed one is formatted)");
+module_param(pmem_flush_ms, uint, 0444);
+MODULE_PARM_DESC(pmem_flush_ms, "A unit written at home is durable on pmem within about this long (default 100, 1..60000)");
+module_param(cluster_id, ullong, 0444);
+MODULE_PARM_DESC(cluster_id, "Identity of the cluster a pmem namespace belongs to (default 0: derived from size, nodes, port and home_policy)");
 module_param(inject, bool, 0444);
 module_param_named(rt_delivery, ddsm_rt_delivery, bool, 0444);
 MODULE_PARM_DESC(rt_delivery, "Deliver messages from SCHED_FIFO threads (default on; off: nice -20)");
@@ -231,6 +243,10 @@ static int __init ddsm_init(void)
 		pr_err("rdma_frames=%u: must be 1..512\n", rdma_frames);
 		return -EINVAL;
 	}
+	if (!pmem_flush_ms || pmem_flush_ms > 60000) {
+		pr_err("pmem_flush_ms=%u: must be 1..60000\n", pmem_flush_ms);
+		return -EINVAL;
+	}
 	n = kzalloc(sizeof(*n), GFP_KERNEL);
 	addrs = kcalloc(DDSM_MAX_NODES, sizeof(*addrs), GFP_KERNEL);
 	if (!n || !addrs) {
@@ -253,6 +269,10 @@ static int __init ddsm_init(void)
 	n->params.cache_frames = cache_frames;
 	n->params.rejoin_ms = rejoin_ms;
 	n->params.migratory = migratory;
+	n->params.pmem_path = pmem;
+	n->params.pmem_format = pmem_format;
+	n->params.pmem_flush_ms = pmem_flush_ms;
+	n->params.cluster_id = cluster_id;
 	ddsm_node_init_locks(n);
 
 	nr = ddsm_parse_nodes(nodes, port, addrs);

@@ -46,6 +46,8 @@ static void run_store(struct ddsm_node *n, u64 unit, struct page *data)
 	if (frame != data)
 		copy_highpage(frame, data);
 	trace_ddsm_fill(unit, frame != data);
+	/* A writeback into home memory ends a write epoch: keep it. */
+	ddsm_persist_dirty(n, unit);
 }
 
 /*

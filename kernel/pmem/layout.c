@@ -195,10 +195,18 @@ int ddsm_pm_sb_pick(const void *a, const void *b, struct ddsm_pm_sb_info *info)
 void ddsm_pm_sb_write(void *media, const struct ddsm_pm_sb_info *info,
 		      const struct ddsm_pm_persist *ops)
 {
-	u8 *copy = media;
-	int i;
+	struct ddsm_pm_sb_info cur;
+	u8 *m = media;
+	unsigned int first, i;
 
-	for (i = 0; i < 2; i++, copy += DDSM_PM_SB_BYTES) {
+	/*
+	 * The copy pick() would not choose goes first: when only one copy
+	 * is valid, a torn write of it would leave none.
+	 */
+	first = ddsm_pm_sb_pick(m, m + DDSM_PM_SB_BYTES, &cur) == 0 ? 1 : 0;
+	for (i = 0; i < 2; i++) {
+		u8 *copy = m + (first ^ i) * DDSM_PM_SB_BYTES;
+
 		ddsm_pm_sb_encode(info, copy);
 		ops->flush(ops->ctx, copy, DDSM_PM_SB_BYTES);
 		ops->fence(ops->ctx);

@@ -26,8 +26,8 @@
  *
  * Superblock (struct ddsm_pm_sb_wire at the start of each 4 KiB block, the
  * rest of the block zero; the CRC covers the whole block).  Both copies are
- * written on every update, copy 0 then copy 1, each flushed and fenced, so
- * a torn write leaves one valid copy; the valid copy with the higher
+ * written on every update, the one not in use first, each flushed and
+ * fenced, so a torn write leaves one valid copy; the valid copy with the higher
  * generation wins.  Decoding checks, in order: magic "DDSMPMEM" (else
  * -EINVAL: not ours), version (else -EPROTONOSUPPORT), CRC (else -EBADMSG),
  * known flags (else -EPROTONOSUPPORT), geometry (else -ERANGE).
@@ -191,8 +191,10 @@ int ddsm_pm_sb_decode(const void *buf4k, struct ddsm_pm_sb_info *info);
 int ddsm_pm_sb_pick(const void *a, const void *b, struct ddsm_pm_sb_info *info);
 
 /*
- * Write both copies into @media (the first 8 KiB of the namespace): copy
- * 0, flush, fence, copy 1, flush, fence.
+ * Write both copies into @media (the first 8 KiB of the namespace): first
+ * the copy ddsm_pm_sb_pick() would not choose (copy 0 when neither is
+ * valid), flush, fence, then the other, flush, fence.  A torn write thus
+ * always leaves a valid copy once one existed.
  */
 void ddsm_pm_sb_write(void *media, const struct ddsm_pm_sb_info *info,
 		      const struct ddsm_pm_persist *ops);

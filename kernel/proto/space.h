@@ -66,6 +66,15 @@ static inline u64 ddsm_unit_home_index(const struct ddsm_space *s, u64 unit)
 	return unit / s->nr_nodes;
 }
 
+/* The unit at @idx of @node's local arrays: the inverse of the above. */
+static inline u64 ddsm_space_home_unit(const struct ddsm_space *s, u32 node,
+				       u64 idx)
+{
+	if (s->policy == DDSM_HOME_RANGE)
+		return (u64)node * s->units_per_node + idx;
+	return idx * s->nr_nodes + node;
+}
+
 /* Units homed on @node: the length of that node's local arrays. */
 u64 ddsm_space_units_homed(const struct ddsm_space *s, u32 node);
 

@@ -157,6 +157,50 @@ static void check_home_accepts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ddsm_check_home_arg(&q, s), 0);
 }
 
+static void check_persist_rejects(struct kunit *test)
+{
+	const struct ddsm_space *s = test->priv;
+	struct ddsm_persist_arg a;
+
+	memset(&a, 0, sizeof(a));
+	a.len = UNIT;
+	a.flags = 1;
+	KUNIT_EXPECT_EQ(test, ddsm_check_persist_arg(&a, s), -EINVAL);
+	a.flags = 0;
+	a.reserved = 1;
+	KUNIT_EXPECT_EQ(test, ddsm_check_persist_arg(&a, s), -EINVAL);
+	a.reserved = 0;
+	a.len = 0;
+	KUNIT_EXPECT_EQ(test, ddsm_check_persist_arg(&a, s), -EINVAL);
+	a.len = UNIT - 1;
+	KUNIT_EXPECT_EQ(test, ddsm_check_persist_arg(&a, s), -EINVAL);
+	a.len = UNIT;
+	a.gaddr = 8;
+	KUNIT_EXPECT_EQ(test, ddsm_check_persist_arg(&a, s), -EINVAL);
+	a.gaddr = SIZE;
+	KUNIT_EXPECT_EQ(test, ddsm_check_persist_arg(&a, s), -ERANGE);
+	a.gaddr = SIZE - UNIT;
+	a.len = 2 * UNIT;
+	KUNIT_EXPECT_EQ(test, ddsm_check_persist_arg(&a, s), -ERANGE);
+	/* A length that wraps the address space is out of range, not valid. */
+	a.gaddr = UNIT;
+	a.len = U64_MAX & ~(u64)(UNIT - 1);
+	KUNIT_EXPECT_EQ(test, ddsm_check_persist_arg(&a, s), -ERANGE);
+}
+
+static void check_persist_accepts(struct kunit *test)
+{
+	const struct ddsm_space *s = test->priv;
+	struct ddsm_persist_arg a;
+
+	memset(&a, 0, sizeof(a));
+	a.len = SIZE;
+	KUNIT_EXPECT_EQ(test, ddsm_check_persist_arg(&a, s), 0);
+	a.gaddr = SIZE - UNIT;
+	a.len = UNIT;
+	KUNIT_EXPECT_EQ(test, ddsm_check_persist_arg(&a, s), 0);
+}
+
 static void check_mmap_rejects_private(struct kunit *test)
 {
 	const struct ddsm_space *s = test->priv;
@@ -241,6 +285,8 @@ static struct kunit_case ddsm_ioctl_check_cases[] = {
 	KUNIT_CASE(check_home_rejects_flags),
 	KUNIT_CASE(check_home_rejects_gaddr),
 	KUNIT_CASE(check_home_accepts),
+	KUNIT_CASE(check_persist_rejects),
+	KUNIT_CASE(check_persist_accepts),
 	KUNIT_CASE(check_mmap_rejects_private),
 	KUNIT_CASE(check_mmap_rejects_exec),
 	KUNIT_CASE(check_mmap_rejects_range),

@@ -197,10 +197,78 @@ struct ddsm_config {
 	char nodes[1024];
 };
 
+/**
+ * struct ddsm_pmem_status - this node's persistent home (DDSM_IOC_PMEM_STATUS)
+ * @flags:	out: DDSM_PMEM_* below; 0 when the module runs without pmem=
+ * @reserved:	out: 0
+ * @ns_bytes:	out: bytes of the pmem namespace
+ * @nr_slots:	out: unit slots on it (units homed here)
+ * @generation:	out: superblock generation (one more per mount and unmount)
+ * @units_present: out: slots holding a valid unit image at mount
+ * @units_torn:	out: slots whose image failed its CRC at mount (never expected)
+ * @log_seen:	out: committed log records recovery found at mount
+ * @log_applied: out: ... of which it applied to their slot
+ * @log_obsolete: out: ... skipped, older than their slot (MINOS's obsolete check)
+ * @log_torn:	out: torn record that ended the log at mount (0 or 1)
+ * @persists:	out: unit images made durable since mount
+ * @records:	out: log records written since mount
+ * @bytes:	out: bytes flushed to the media since mount
+ * @flushes:	out: flush calls (each writes back one or more cache lines)
+ * @fences:	out: fences (each waits for every flush before it)
+ * @dirty:	out: units homed here whose newest image is not durable yet
+ * @errors:	out: persist calls that failed (the units stay dirty)
+ * @device:	out: the namespace's device name, NUL terminated
+ */
+struct ddsm_pmem_status {
+	__u32 flags;
+	__u32 reserved;
+	__u64 ns_bytes;
+	__u64 nr_slots;
+	__u64 generation;
+	__u64 units_present;
+	__u64 units_torn;
+	__u64 log_seen;
+	__u64 log_applied;
+	__u64 log_obsolete;
+	__u64 log_torn;
+	__u64 persists;
+	__u64 records;
+	__u64 bytes;
+	__u64 flushes;
+	__u64 fences;
+	__u64 dirty;
+	__u64 errors;
+	char device[32];
+};
+
+#define DDSM_PMEM_ON		0x1	/* units homed here are kept on pmem */
+#define DDSM_PMEM_FORMATTED	0x2	/* this mount formatted the namespace */
+#define DDSM_PMEM_WAS_CLEAN	0x4	/* it had been unmounted cleanly */
+
+/**
+ * struct ddsm_persist_arg - make a range durable (DDSM_IOC_PERSIST)
+ * @gaddr:	in: global address, unit aligned
+ * @len:	in: bytes, a multiple of the unit size, not 0
+ * @flags:	in: must be 0
+ * @reserved:	in: must be 0
+ *
+ * Returns once every unit of the range homed on this node that was
+ * written before the call is durable on this node's pmem.  ENODEV without
+ * pmem=; ERANGE outside the space; EIO when the media failed.
+ */
+struct ddsm_persist_arg {
+	__u64 gaddr;
+	__u64 len;
+	__u32 flags;
+	__u32 reserved;
+};
+
 #define DDSM_IOC_MAGIC	0xDD
 #define DDSM_IOC_STATUS	_IOR(DDSM_IOC_MAGIC, 0x01, struct ddsm_status)
 #define DDSM_IOC_PEER	_IOWR(DDSM_IOC_MAGIC, 0x02, struct ddsm_peer_info)
 #define DDSM_IOC_HOME	_IOWR(DDSM_IOC_MAGIC, 0x03, struct ddsm_home_query)
 #define DDSM_IOC_CONFIGURE _IOW(DDSM_IOC_MAGIC, 0x04, struct ddsm_config)
+#define DDSM_IOC_PMEM_STATUS _IOR(DDSM_IOC_MAGIC, 0x05, struct ddsm_pmem_status)
+#define DDSM_IOC_PERSIST _IOW(DDSM_IOC_MAGIC, 0x06, struct ddsm_persist_arg)
 
 #endif /* _UAPI_LINUX_DDSM_H */

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The home's units on pmem (issue 12): with pmem=, every unit homed here
+ * is kept durable on a pmem namespace besides its DRAM frame, which stays
+ * the working copy that faults map and messages fill.
+ *
+ * When an image is taken: a home frame changes in two ways only, by a
+ * STORE (a writeback or a dirty eviction, under the line lock) and by this
+ * node's own stores while it holds the unit writable.  Both mark the unit
+ * dirty.  The flusher (and DDSM_IOC_PERSIST, fsync, unload) copies a dirty
+ * frame under its line lock after removing this node's PTEs when they may
+ * be writable, so the copy is one moment's image: no store runs while it
+ * is taken, and the next store faults and marks the unit dirty again.
+ * The copies are then made durable in batches through the redo log
+ * (pmem/store.c), outside every protocol lock.
+ *
+ * Lock order: p->lock -> cl_lock.  Nothing that holds a line lock or
+ * rx_lock waits for p->lock: marking a unit dirty is a bit and a work
+ * item.
+ */
+#define pr_fmt(fmt) "ddsm: " fmt
+
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/random.h>
+#include <linux/highmem.h>
+#include "ddsm.h"
+#include "persist.h"
+#include "../pmem/dax.h"
+#include "../pmem/store.h"
+#include "../pmem/crc32c.h"
+
+/* How many dirty units one run of the flusher takes before yielding. */
+#define DDSM_PERSIST_RUN	4096
+
+struct ddsm_persist {
+	struct ddsm_node *n;
+	struct ddsm_pmem_dev dev;
+	struct ddsm_pm_persist ops;
+	struct ddsm_pstore ps;
+	struct mutex lock;		/* ps, bounce */
+	unsigned long *dirty;		/* by home index: image not durable */
+	u64 nr_home;
+	u64 next;			/* where the flusher resumes */
+	u8 *bounce;			/* DDSM_PSTORE_BATCH_MAX unit images */
+	struct delayed_work work;
+	unsigned int delay_ms;
+	bool stopping;
+	atomic64_t errors;
+};
+
+static u64 unit_of_slot(void *ctx, u64 slot)
+{
+	struct ddsm_node *n = ctx;
+
+	return ddsm_space_home_unit(&n->space, n->space.node_id, slot);
+}
+
+static u64 slot_of_unit(void *ctx, u64 unit)
+{
+	struct ddsm_node *n = ctx;
+
+	if (!ddsm_unit_valid(&n->space, unit) ||
+	    ddsm_unit_home(&n->space, unit) != n->space.node_id)
+		return U64_MAX;
+	return ddsm_unit_home_index(&n->space, unit);
+}
+
+/*
+ * Copy @unit's frame into @buf as one moment's image; false if there is no
+ * frame (nothing was ever written: the unit reads as zeros).  The dirty
+ * bit is cleared under the line lock, so a store after the copy marks the
+ * unit again.
+ */
+static bool take_image(struct ddsm_persist *p, u64 idx, u64 unit, void *buf)
+{
+	struct ddsm_node *n = p->n;
+	struct mutex *cl = ddsm_cl_lock(n, unit);
+	struct page *frame;
+	u8 state;
+
+	mutex_lock(cl);
+	clear_bit(idx, p->dirty);
+	frame = ddsm_frame_peek(n, unit);
+	if (frame) {
+		state = READ_ONCE(ddsm_cache_line(&n->cache, unit)->state);
+		/* Only S and I copies are never mapped writable here. */
+		if (state != DDSM_C_S && state != DDSM_C_I)
+			ddsm_mm_zap(n, unit);
+		memcpy_from_page(buf, frame, 0, PAGE_SIZE);
+	}
+	mutex_unlock(cl);
+	return frame;
+}
+
+/*
+ * Make durable the dirty units homed here whose home index is in
+ * [@from, @to), at most @max of them; returns how many were taken, or a
+ * negative errno when the media failed (those units are dirty again).
+ */
+static long persist_some(struct ddsm_persist *p, u64 from, u64 to, u64 max,
+			 u64 *resume)
+{
+	const void *data[DDSM_PSTORE_BATCH_MAX];
+	u64 units[DDSM_PSTORE_BATCH_MAX];
+	u64 idxs[DDSM_PSTORE_BATCH_MAX];
+	u64 idx = from, done = 0;
+	long ret = 0;
+
+	mutex_lock(&p->lock);
+	while (done < max) {
+		u32 k = 0, i;
+		int err;
+
+		while (k < DDSM_PSTORE_BATCH_MAX && done + k < max) {
+			u64 unit;
+
+			idx = find_next_bit(p->dirty, to, idx);
+			if (idx >= to)
+				break;
+			unit = unit_of_slot(p->n, idx);
+			if (take_image(p, idx, unit,
+				       p->bounce + (size_t)k * PAGE_SIZE)) {
+				units[k] = unit;
+				idxs[k] = idx;
+				data[k] = p->bounce + (size_t)k * PAGE_SIZE;
+				k++;
+			}
+			idx++;
+		}
+		if (!k)
+			break;
+		err = ddsm_pstore_persist(&p->ps, units, data, k, NULL);
+		if (err) {
+			atomic64_inc(&p->errors);
+			pr_err_ratelimited("pmem %s: persisting %u units failed: %d\n",
+					   p->dev.name, k, err);
+			for (i = 0; i < k; i++)
+				set_bit(idxs[i], p->dirty);
+			ret = err;
+			break;
+		}
+		done += k;
+		cond_resched();
+	}
+	mutex_unlock(&p->lock);
+	if (resume)
+		*resume = idx;
+	return ret ? ret : (long)done;
+}
+
+static void flusher(struct work_struct *w)
+{
+	struct ddsm_persist *p = container_of(to_delayed_work(w),
+					      struct ddsm_persist, work);
+	u64 resume;
+	long ret;
+
+	ret = persist_some(p, p->next, p->nr_home, DDSM_PERSIST_RUN, &resume);
+	p->next = resume >= p->nr_home ? 0 : resume;
+	if (ret < 0 || READ_ONCE(p->stopping))
+		return;
+	/* More left: go on soon, but let others run. */
+	if (find_first_bit(p->dirty, p->nr_home) < p->nr_home)
+		queue_delayed_work(system_unbound_wq, &p->work,
+				   ret == DDSM_PERSIST_RUN ? 1 :
+				   msecs_to_jiffies(p->delay_ms));
+}
+
+bool ddsm_persist_tracks(struct ddsm_node *n, u64 unit)
+{
+	return n->persist &&
+	       ddsm_unit_home(&n->space, unit) == n->space.node_id;
+}
+
+void ddsm_persist_dirty(struct ddsm_node *n, u64 unit)
+{
+	struct ddsm_persist *p = n->persist;
+	u64 idx;
+
+	if (!p || ddsm_unit_home(&n->space, unit) != n->space.node_id)
+		return;
+	idx = ddsm_unit_home_index(&n->space, unit);
+	if (idx >= p->nr_home || test_and_set_bit(idx, p->dirty))
+		return;
+	if (!READ_ONCE(p->stopping))
+		queue_delayed_work(system_unbound_wq, &p->work,
+				   msecs_to_jiffies(p->delay_ms));
+}
+
+int ddsm_persist_range(struct ddsm_node *n, u64 gaddr, u64 len)
+{
+	struct ddsm_persist *p = n->persist;
+	u64 first, last, from, to;
+	long ret;
+
+	if (!p)
+		return -ENODEV;
+	if (!len)
+		return 0;
+	first = ddsm_gaddr_unit(gaddr);
+	last = ddsm_gaddr_unit(gaddr + len - 1);
+	/* The home indices of [first, last] lie within [from, to). */
+	if (n->space.policy == DDSM_HOME_RANGE) {
+		from = 0;
+		to = p->nr_home;
+	} else {
+		from = first / n->space.nr_nodes;
+		to = min(last / n->space.nr_nodes + 1, p->nr_home);
+	}
+	ret = persist_some(p, from, to, U64_MAX, NULL);
+	return ret < 0 ? -EIO : 0;
+}
+
+static u64 cluster_id_of(const struct ddsm_node *n,
+			 const struct sockaddr_in *addrs)
+{
+	u32 i, lo, hi;
+	u64 shape[3] = { n->space.size, n->space.nr_nodes, n->space.policy };
+
+	if (n->params.cluster_id)
+		return n->params.cluster_id;
+	/* The same configuration on every node gives every node the same id. */
+	lo = ddsm_crc32c(0, shape, sizeof(shape));
+	hi = ddsm_crc32c(~lo, shape, sizeof(shape));
+	for (i = 0; i < n->space.nr_nodes && addrs; i++) {
+		lo = ddsm_crc32c(lo, &addrs[i].sin_addr, 4);
+		hi = ddsm_crc32c(hi, &addrs[i].sin_port, 2);
+	}
+	return ((u64)hi << 32 | lo) ?: 1;
+}
+
+/* Fill the home frames of every unit the namespace holds an image of. */
+static int load_units(struct ddsm_persist *p)
+{
+	struct ddsm_node *n = p->n;
+	u64 idx, loaded = 0;
+	void *buf;
+	int ret = 0;
+
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	for (idx = 0; idx < p->nr_home; idx++) {
+		u64 unit = unit_of_slot(n, idx), ts;
+		struct page *frame;
+		int err;
+
+		err = ddsm_pstore_read(&p->ps, idx, buf, &ts);
+		if (err == -ENODATA)
+			continue;
+		if (err) {
+			pr_err("pmem %s: unit %llu is torn: it reads as zeros\n",
+			       p->dev.name, unit);
+			continue;
+		}
+		frame = ddsm_frame_get(n, unit, GFP_KERNEL);
+		if (!frame) {
+			ret = -ENOMEM;
+			break;
+		}
+		memcpy_to_page(frame, 0, buf, PAGE_SIZE);
+		loaded++;
+		cond_resched();
+	}
+	kfree(buf);
+	if (!ret)
+		pr_info("pmem %s: %llu units loaded\n", p->dev.name, loaded);
+	return ret;
+}
+
+int ddsm_persist_mount(struct ddsm_node *n, const struct sockaddr_in *addrs)
+{
+	struct ddsm_pstore_cfg cfg = {};
+	struct ddsm_persist *p;
+	const struct ddsm_pstore_stats *st;
+	const char *why = NULL;
+	int ret;
+
+	if (!n->params.pmem_path || !n->params.pmem_path[0])
+		return 0;
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	p->n = n;
+	p->delay_ms = n->params.pmem_flush_ms;
+	mutex_init(&p->lock);
+	atomic64_set(&p->errors, 0);
+	INIT_DELAYED_WORK(&p->work, flusher);
+	p->nr_home = ddsm_space_units_homed(&n->space, n->space.node_id);
+	p->dirty = bitmap_zalloc(p->nr_home, GFP_KERNEL);
+	p->bounce = vmalloc(DDSM_PSTORE_BATCH_MAX * PAGE_SIZE);
+	if (!p->dirty || !p->bounce) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	ret = ddsm_pmem_open(&p->dev, n->params.pmem_path);
+	if (ret)
+		goto err_free;
+	p->ops = ddsm_pmem_persist_ops(&p->dev);
+
+	cfg.cluster_id = cluster_id_of(n, addrs);
+	cfg.node_id = n->space.node_id;
+	cfg.nr_nodes = n->space.nr_nodes;
+	cfg.space_bytes = n->space.size;
+	cfg.home_policy = n->space.policy;
+	cfg.nr_slots = p->nr_home;
+	cfg.unit_of_slot = unit_of_slot;
+	cfg.slot_of_unit = slot_of_unit;
+	cfg.ctx = n;
+	cfg.format = n->params.pmem_format;
+	cfg.epoch_seed = get_random_u64() | 1;
+	ret = ddsm_pstore_mount(&p->ps, p->dev.kaddr, p->dev.bytes, &cfg,
+				&p->ops, &why);
+	if (ret) {
+		pr_err("pmem %s: refused: %s (%d)\n", p->dev.name,
+		       why ?: "cannot mount", ret);
+		if (ret == -ENOSPC)
+			pr_err("pmem %s: %llu MiB hold about %llu of the %llu units homed here; lower size= or use a larger namespace\n",
+			       p->dev.name, p->dev.bytes >> 20,
+			       p->dev.bytes / (PAGE_SIZE + DDSM_PM_LINE),
+			       p->nr_home);
+		goto err_close;
+	}
+	st = &p->ps.st;
+	pr_info("pmem %s: %s, generation %llu, %llu slots, %llu units, log %llu records (%llu applied, %llu obsolete, %llu torn)%s\n",
+		p->dev.name, st->formatted ? "formatted" :
+		st->was_clean ? "clean" : "recovered", st->generation,
+		p->nr_home, st->units_present, st->replay.seen,
+		st->replay.applied, st->replay.obsolete, st->replay.torn,
+		st->units_torn ? ", TORN UNITS" : "");
+	n->persist = p;
+	ret = load_units(p);
+	if (ret) {
+		n->persist = NULL;
+		goto err_close;
+	}
+	return 0;
+
+err_close:
+	ddsm_pmem_close(&p->dev);
+err_free:
+	vfree(p->bounce);
+	bitmap_free(p->dirty);
+	kfree(p);
+	return ret;
+}
+
+void ddsm_persist_unmount(struct ddsm_node *n)
+{
+	struct ddsm_persist *p = n->persist;
+	long ret;
+
+	if (!p)
+		return;
+	WRITE_ONCE(p->stopping, true);
+	cancel_delayed_work_sync(&p->work);
+	ret = persist_some(p, 0, p->nr_home, U64_MAX, NULL);
+	if (ret < 0)
+		pr_err("pmem %s: last images not durable (%ld): not marked clean\n",
+		       p->dev.name, ret);
+	else
+		ddsm_pstore_unmount(&p->ps);
+	n->persist = NULL;
+	ddsm_pmem_close(&p->dev);
+	vfree(p->bounce);
+	bitmap_free(p->dirty);
+	kfree(p);
+}
+
+void ddsm_persist_status(struct ddsm_node *n, struct ddsm_pmem_status *s)
+{
+	struct ddsm_persist *p = n->persist;
+	const struct ddsm_pstore_stats *st;
+
+	memset(s, 0, sizeof(*s));
+	if (!p)
+		return;
+	mutex_lock(&p->lock);
+	st = &p->ps.st;
+	s->flags = DDSM_PMEM_ON | (st->formatted ? DDSM_PMEM_FORMATTED : 0) |
+		   (st->was_clean ? DDSM_PMEM_WAS_CLEAN : 0);
+	s->ns_bytes = p->dev.bytes;
+	s->nr_slots = p->nr_home;
+	s->generation = st->generation;
+	s->units_present = st->units_present;
+	s->units_torn = st->units_torn;
+	s->log_seen = st->replay.seen;
+	s->log_applied = st->replay.applied;
+	s->log_obsolete = st->replay.obsolete;
+	s->log_torn = st->replay.torn;
+	s->persists = st->persists;
+	s->records = st->records;
+	s->bytes = st->bytes;
+	s->flushes = st->flushes;
+	s->fences = st->fences;
+	mutex_unlock(&p->lock);
+	s->dirty = bitmap_weight(p->dirty, p->nr_home);
+	s->errors = atomic64_read(&p->errors);
+	strscpy(s->device, p->dev.name, sizeof(s->device));
+}

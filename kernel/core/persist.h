@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* core/persist.c: the units homed here on pmem (pmem= module parameter). */
+#ifndef DDSM_CORE_PERSIST_H
+#define DDSM_CORE_PERSIST_H
+
+#include <linux/in.h>
+#include <uapi/linux/ddsm.h>
+
+struct ddsm_node;
+
+/*
+ * With pmem= set: claim the namespace, format or recover it, and fill the
+ * home frames from it; 0 without pmem=.  Called once the node's state is
+ * allocated and before its transport starts.
+ */
+int ddsm_persist_mount(struct ddsm_node *n, const struct sockaddr_in *addrs);
+/* Make every dirty unit durable, mark the namespace clean, let it go. */
+void ddsm_persist_unmount(struct ddsm_node *n);
+/* Is @unit homed here and kept on pmem? */
+bool ddsm_persist_tracks(struct ddsm_node *n, u64 unit);
+/* @unit's home frame may have changed: persist it within pmem_flush_ms. */
+void ddsm_persist_dirty(struct ddsm_node *n, u64 unit);
+/* Make the units of [gaddr, gaddr + len) homed here durable now. */
+int ddsm_persist_range(struct ddsm_node *n, u64 gaddr, u64 len);
+void ddsm_persist_status(struct ddsm_node *n, struct ddsm_pmem_status *s);
+
+#endif /* DDSM_CORE_PERSIST_H */
