@@ -105,6 +105,9 @@ static int print_pmem(struct ddsm *d, const char *dev)
 	C(fences);
 	C(dirty);
 	C(errors);
+	C(barriers);
+	C(persist_sent);
+	C(persist_served);
 #undef C
 	return 0;
 }

@@ -157,6 +157,7 @@ void ddsm_node_unbuild(struct ddsm_node *n)
 	n->tp = NULL;
 	ddsm_holds_stop(n);
 	ddsm_rejoin_stop(n);
+	ddsm_barrier_stop(n);
 	ddsm_persist_unmount(n);
 	free_state(n);
 }

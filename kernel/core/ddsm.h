@@ -22,6 +22,7 @@
 #define DDSM_CORE_DDSM_H
 
 #include <linux/atomic.h>
+#include <linux/list.h>
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
 #include <linux/wait.h>
@@ -91,7 +92,22 @@ struct ddsm_stats {
 	atomic64_t hold_skipped;
 	atomic64_t lost_retries;
 	atomic64_t graces;
+	atomic64_t barriers;		/* Scope barriers run here */
+	atomic64_t persist_sent;	/* PERSISTs this node's barriers sent */
+	atomic64_t persist_served;	/* passes that answered PERSISTs */
 	atomic64_t drops[DDSM_MSG_VERDICT_NR];
+};
+
+/* The Scope barrier (barrier.c): one at a time; PERSISTs served here. */
+struct ddsm_barrier {
+	struct mutex run;		/* one barrier of this node at a time */
+	u32 seq;			/* the running barrier's, in its messages */
+	atomic_t pending;		/* PERSIST_ACKs it still waits for */
+	int err;			/* first failure a home reported */
+	wait_queue_head_t wait;
+	spinlock_t lock;		/* reqs */
+	struct list_head reqs;		/* PERSISTs from peers, to serve */
+	struct work_struct work;
 };
 
 /* Per peer (rejoin.c): when the window for its return closes. */
@@ -135,6 +151,7 @@ struct ddsm_node {
 	struct shrinker *shrinker;	/* mm/shrink.c */
 	struct ddsm_transport *tp;
 	struct ddsm_persist *persist;	/* core/persist.c, or NULL */
+	struct ddsm_barrier barrier;
 	struct ddsm_stats stats;
 
 	struct mutex rx_lock;		/* the receive path, in arrival order */
@@ -207,6 +224,13 @@ void ddsm_hold_start(struct ddsm_node *n, u64 unit);
 void ddsm_hold_done(struct ddsm_node *n, u64 unit, struct ddsm_actions *acts);
 void ddsm_hold_for_write(struct ddsm_node *n, u64 unit,
 			 struct ddsm_actions *acts);
+
+/* core/barrier.c: the Scope barrier and the PERSIST messages. */
+void ddsm_barrier_init(struct ddsm_node *n);
+void ddsm_barrier_stop(struct ddsm_node *n);
+void ddsm_barrier_rx(struct ddsm_node *n, const struct ddsm_msg *m);
+/* What this node wrote in [gaddr, gaddr + len) durable at its homes. */
+int ddsm_barrier(struct ddsm_node *n, u64 gaddr, u64 len);
 
 /* core/key.c */
 int ddsm_key_load(struct ddsm_params *p, const char *path);

@@ -200,7 +200,7 @@ static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case DDSM_IOC_PERSIST:
 		ret = ddsm_check_persist_arg(&u.pa, &n->space);
 		if (!ret)
-			ret = ddsm_persist_range(n, u.pa.gaddr, u.pa.len);
+			ret = ddsm_barrier(n, u.pa.gaddr, u.pa.len);
 		break;
 	default:
 		ret = ioctl_home(n, &u.q);
@@ -215,8 +215,8 @@ static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 /*
  * msync(MS_SYNC) and fsync: the file offsets are global addresses.  The
- * Scope barrier of the units homed here; without pmem= there is nothing
- * to make durable, which is not an error for fsync.
+ * Scope barrier (barrier.c); without pmem= there is nothing to make
+ * durable, which is not an error for fsync.
  */
 static int ddsm_fsync(struct file *file, loff_t start, loff_t end,
 		      int datasync)
@@ -232,7 +232,7 @@ static int ddsm_fsync(struct file *file, loff_t start, loff_t end,
 		return 0;
 	}
 	end = min_t(u64, end, size - 1);
-	ret = ddsm_persist_range(n, start, end - start + 1);
+	ret = ddsm_barrier(n, start, end - start + 1);
 	up_read(&n->cfg_sem);
 	return ret == -ENODEV ? 0 : ret;
 }

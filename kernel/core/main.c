@@ -223,6 +223,7 @@ static void ddsm_node_init_locks(struct ddsm_node *n)
 	init_rwsem(&n->cfg_sem);
 	ddsm_holds_init(n);
 	ddsm_rejoin_init(n);
+	ddsm_barrier_init(n);
 	for (i = 0; i < DDSM_CL_LOCKS; i++) {
 		mutex_init(&n->cl_locks[i]);
 		init_waitqueue_head(&n->cl_waits[i]);

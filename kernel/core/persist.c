@@ -397,5 +397,8 @@ void ddsm_persist_status(struct ddsm_node *n, struct ddsm_pmem_status *s)
 	mutex_unlock(&p->lock);
 	s->dirty = bitmap_weight(p->dirty, p->nr_home);
 	s->errors = atomic64_read(&p->errors);
+	s->barriers = atomic64_read(&n->stats.barriers);
+	s->persist_sent = atomic64_read(&n->stats.persist_sent);
+	s->persist_served = atomic64_read(&n->stats.persist_served);
 	strscpy(s->device, p->dev.name, sizeof(s->device));
 }

@@ -199,6 +199,10 @@ void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
 	}
 	atomic64_inc(&n->stats.msgs_recv);
 	trace_ddsm_msg_recv(&m);
+	if (ddsm_msg_is_persist(m.type)) {
+		ddsm_barrier_rx(n, &m);
+		return;
+	}
 	let_access_run(n, &m);
 
 	mutex_lock(&n->rx_lock);

@@ -15,7 +15,7 @@ static bool pm_aligned(u64 x)
 	return !(x & (DDSM_PM_BLOCK - 1));
 }
 
-static bool all_zero(const void *p, size_t len)
+bool ddsm_pm_all_zero(const void *p, size_t len)
 {
 	const u8 *b = p;
 
@@ -302,7 +302,7 @@ int ddsm_pm_region_decode(const void *ent, struct ddsm_pm_region *r)
 {
 	const struct ddsm_pm_region_wire *w = ent;
 
-	if (all_zero(ent, sizeof(*w)))
+	if (ddsm_pm_all_zero(ent, sizeof(*w)))
 		return -ENOENT;
 	if (le32_to_cpu(w->crc) !=
 	    crc_with_hole(0, w, sizeof(*w), REGION_CRC_OFF))
@@ -320,7 +320,7 @@ int ddsm_pm_region_decode(const void *ent, struct ddsm_pm_region *r)
 	    r->len % DDSM_PM_UNIT_SIZE || r->start + r->len < r->start)
 		return -EINVAL;
 	if (r->nr_backups >= DDSM_PM_MAX_NODES ||
-	    !all_zero(w->reserved, sizeof(w->reserved)))
+	    !ddsm_pm_all_zero(w->reserved, sizeof(w->reserved)))
 		return -EINVAL;
 	return 0;
 }
@@ -373,7 +373,7 @@ int ddsm_pm_slot_hdr_decode(const void *hdr, struct ddsm_pm_slot_info *out)
 	unsigned int pick;
 
 	if (!v0 && !v1)
-		return all_zero(hdr, sizeof(*w)) ? -ENODATA : -EBADMSG;
+		return ddsm_pm_all_zero(hdr, sizeof(*w)) ? -ENODATA : -EBADMSG;
 	if (v0 && v1) {
 		/* The later write has the higher seq, modulo 2^16. */
 		u16 d = le16_to_cpu(w->copy[1].seq) - le16_to_cpu(w->copy[0].seq);

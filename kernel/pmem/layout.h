@@ -123,6 +123,9 @@ struct ddsm_pm_persist {
 	void *ctx;
 };
 
+/* Are the @len bytes at @p all zero (a never-written area)? */
+bool ddsm_pm_all_zero(const void *p, size_t len);
+
 /* ---------------------------------------------------------------------- */
 /* Superblock. */
 

@@ -40,15 +40,6 @@ static void pstore_fence(void *ctx)
 	ps->inner.fence(ps->inner.ctx);
 }
 
-static bool all_zero(const void *p, size_t len)
-{
-	const u8 *b = p;
-
-	while (len--)
-		if (*b++)
-			return false;
-	return true;
-}
 
 static u64 unit_of_slot(const struct ddsm_pstore *ps, u64 slot)
 {
@@ -134,10 +125,10 @@ static bool pstore_is_new(const struct ddsm_pstore *ps)
 	struct ddsm_pm_sb_info g;
 	struct ddsm_pm_log log;
 
-	if (!all_zero(m, DDSM_PM_MAGIC_LEN) ||
-	    !all_zero(m + body, DDSM_PM_SB_AREA - body))
+	if (!ddsm_pm_all_zero(m, DDSM_PM_MAGIC_LEN) ||
+	    !ddsm_pm_all_zero(m + body, DDSM_PM_SB_AREA - body))
 		return false;
-	if (all_zero(m, body))
+	if (ddsm_pm_all_zero(m, body))
 		return true;
 	if (ddsm_pm_geometry(ps->ns_bytes, ps->cfg.nr_slots,
 			     ps->cfg.log_bytes, &g))
@@ -242,7 +233,7 @@ static int pstore_format(struct ddsm_pstore *ps, const char **why)
 	 * body.  A crash during this fence may leave the area neither valid
 	 * nor zero; mount then refuses it and the caller formats again.
 	 */
-	if (!all_zero(ps->media, DDSM_PM_SB_AREA)) {
+	if (!ddsm_pm_all_zero(ps->media, DDSM_PM_SB_AREA)) {
 		pstore_zero(ps, 0, DDSM_PM_SB_AREA);
 		ps->ops.fence(ps->ops.ctx);
 	}

@@ -65,6 +65,10 @@ static bool nodes_fit(const struct ddsm_space *s, const struct ddsm_msg *m,
 		return m->src == home && m->requester == s->node_id;
 	case DDSM_MSG_ACK:
 		return m->requester == s->node_id;
+	case DDSM_MSG_PERSIST:
+		return home == s->node_id && m->requester == m->src;
+	case DDSM_MSG_PERSIST_ACK:
+		return m->src == home && m->requester == s->node_id;
 	}
 	return false;
 }
@@ -83,9 +87,14 @@ static bool fields_fit(const struct ddsm_space *s, const struct ddsm_msg *m)
 		return false;
 	if (m->type == DDSM_MSG_ACK && !m->acks)
 		return false;
-	/* A NACK needs a reason, and nothing else carries one. */
+	/*
+	 * A NACK needs a reason; a PERSIST_ACK may carry one; nothing else
+	 * does.
+	 */
 	is_nack = m->type == DDSM_MSG_NACK;
-	if (is_nack != !!m->err)
+	if (is_nack && !m->err)
+		return false;
+	if (m->err && !is_nack && m->type != DDSM_MSG_PERSIST_ACK)
 		return false;
 	return true;
 }
@@ -155,6 +164,8 @@ static const char *const type_names[DDSM_MSG_NR] = {
 	[DDSM_MSG_ACK] = "ACK",
 	[DDSM_MSG_EVICT_ACK] = "EVICT_ACK",
 	[DDSM_MSG_NACK] = "NACK",
+	[DDSM_MSG_PERSIST] = "PERSIST",
+	[DDSM_MSG_PERSIST_ACK] = "PERSIST_ACK",
 };
 
 const char *ddsm_msg_type_name(u8 type)

@@ -7,7 +7,9 @@
  * Requests flow requester -> home (READ_MISS, WRITE_MISS, WRITE_SHARED,
  * EVICT_SHARED, EVICT_MODIFIED, UNLOCK) and owner -> home (WRITEBACK).
  * Home forwards to caches (INV, FETCH, FETCH_INV) and answers requesters
- * (ACK, EVICT_ACK, NACK); caches answer requesters with ACK.  Every message
+ * (ACK, EVICT_ACK, NACK); caches answer requesters with ACK.  PERSIST
+ * (requester -> home) and PERSIST_ACK (home -> requester) carry a Scope
+ * barrier and stay outside the coherence protocol.  Every message
  * of one coherence event carries the requester's (requester, seq) so that
  * the requester can match the ACKs it collects.
  */
@@ -32,6 +34,14 @@ enum ddsm_msg_type {
 	DDSM_MSG_ACK,		/* to requester, maybe with data */
 	DDSM_MSG_EVICT_ACK,	/* home -> evicting node: frame may go */
 	DDSM_MSG_NACK,		/* home -> requester: event refused, @err */
+	/*
+	 * Persistence (MINOS's persist messages, apart from coherence): a
+	 * node's Scope barrier asks a unit's home to make its image durable
+	 * and waits for the answer, @err 0 or why not.  No coherence state
+	 * changes with them.
+	 */
+	DDSM_MSG_PERSIST,	/* requester -> home */
+	DDSM_MSG_PERSIST_ACK,	/* home -> requester, @err */
 	DDSM_MSG_NR,
 };
 
@@ -120,6 +130,12 @@ enum ddsm_msg_verdict ddsm_msg_decode(const struct ddsm_space *s, u32 from,
 static inline bool ddsm_msg_to_home(u8 type)
 {
 	return type >= DDSM_MSG_READ_MISS && type <= DDSM_MSG_WRITEBACK;
+}
+
+/* PERSIST or PERSIST_ACK: handled apart from directory and cache. */
+static inline bool ddsm_msg_is_persist(u8 type)
+{
+	return type == DDSM_MSG_PERSIST || type == DDSM_MSG_PERSIST_ACK;
 }
 
 const char *ddsm_msg_type_name(u8 type);

@@ -211,6 +211,50 @@ static void msg_rejects_bad_fields(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FIELD, roundtrip(c, &m, 2));
 }
 
+/* PERSIST goes to the unit's home from its requester; the answer back. */
+static void msg_persist_roles(struct kunit *test)
+{
+	struct msg_ctx *c = test->priv;
+	struct ddsm_msg m = good_request();
+
+	m.type = DDSM_MSG_PERSIST;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 2));
+	KUNIT_EXPECT_TRUE(test, ddsm_msg_is_persist(c->m.type));
+	KUNIT_EXPECT_FALSE(test, ddsm_msg_to_home(c->m.type));
+	/* Not homed here (unit 5 lives on node 2). */
+	m.unit = 5;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 2));
+	/* On someone else's behalf. */
+	m = good_request();
+	m.type = DDSM_MSG_PERSIST;
+	m.requester = 0;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 2));
+	/* No data, and no reason on the request. */
+	m.requester = 2;
+	m.flags = DDSM_MF_DATA;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FLAGS, roundtrip(c, &m, 2));
+	m.flags = 0;
+	m.err = EIO;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FIELD, roundtrip(c, &m, 2));
+
+	/* The answer: from the unit's home (node 0 for unit 3) to us. */
+	m = good_request();
+	m.type = DDSM_MSG_PERSIST_ACK;
+	m.unit = 3;
+	m.src = 0;
+	m.requester = 1;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
+	m.err = EIO;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
+	KUNIT_EXPECT_EQ(test, EIO, (int)c->m.err);
+	/* Only the home answers, and only to its requester. */
+	m.src = 2;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 2));
+	m.src = 0;
+	m.requester = 2;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+}
+
 /* Random bytes almost never pass; none may pass with a wrong length. */
 static void msg_survives_garbage(struct kunit *test)
 {
@@ -250,6 +294,7 @@ static struct kunit_case msg_cases[] = {
 	KUNIT_CASE(msg_rejects_bad_unit),
 	KUNIT_CASE(msg_rejects_bad_nodes),
 	KUNIT_CASE(msg_rejects_bad_fields),
+	KUNIT_CASE(msg_persist_roles),
 	KUNIT_CASE(msg_survives_garbage),
 	KUNIT_CASE(msg_names),
 	{}

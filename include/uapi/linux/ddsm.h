@@ -217,6 +217,9 @@ struct ddsm_config {
  * @fences:	out: fences (each waits for every flush before it)
  * @dirty:	out: units homed here whose newest image is not durable yet
  * @errors:	out: persist calls that failed (the units stay dirty)
+ * @barriers:	out: Scope barriers run on this node (DDSM_IOC_PERSIST, msync)
+ * @persist_sent: out: PERSIST messages they sent to other homes
+ * @persist_served: out: passes that answered PERSISTs from other nodes
  * @device:	out: the namespace's device name, NUL terminated
  */
 struct ddsm_pmem_status {
@@ -238,6 +241,9 @@ struct ddsm_pmem_status {
 	__u64 fences;
 	__u64 dirty;
 	__u64 errors;
+	__u64 barriers;
+	__u64 persist_sent;
+	__u64 persist_served;
 	char device[32];
 };
 
@@ -252,9 +258,14 @@ struct ddsm_pmem_status {
  * @flags:	in: must be 0
  * @reserved:	in: must be 0
  *
- * Returns once every unit of the range homed on this node that was
- * written before the call is durable on this node's pmem.  ENODEV without
- * pmem=; ERANGE outside the space; EIO when the media failed.
+ * The Scope barrier: returns once what this node wrote in the range
+ * before the call is durable at the units' homes.  Units homed elsewhere
+ * that this node holds dirty are written back to their homes (and leave
+ * this node's cache), which persist them and answer; units homed here are
+ * persisted locally.  ENODEV: this node or a home runs without pmem=;
+ * ERANGE outside the space; EIO when a home's media failed; ETIMEDOUT when
+ * a home did not answer within fault_timeout_ms; EHOSTDOWN when it was
+ * unreachable.
  */
 struct ddsm_persist_arg {
 	__u64 gaddr;
