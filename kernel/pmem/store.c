@@ -40,7 +40,6 @@ static void pstore_fence(void *ctx)
 	ps->inner.fence(ps->inner.ctx);
 }
 
-
 static u64 unit_of_slot(const struct ddsm_pstore *ps, u64 slot)
 {
 	return ps->cfg.unit_of_slot ?
