@@ -84,11 +84,12 @@ static int print_pmem(struct ddsm *d, const char *dev)
 		printf("pmem: none\n");
 		return 0;
 	}
-	printf("pmem: %.*s (%" PRIu64 " MiB), %s at mount\n",
+	printf("pmem: %.*s (%" PRIu64 " MiB), %s at mount%s\n",
 	       (int)strnlen(ps.device, sizeof(ps.device)), ps.device,
 	       (uint64_t)ps.ns_bytes >> 20,
 	       ps.flags & DDSM_PMEM_FORMATTED ? "formatted" :
-	       ps.flags & DDSM_PMEM_WAS_CLEAN ? "clean" : "recovered");
+	       ps.flags & DDSM_PMEM_WAS_CLEAN ? "clean" : "recovered",
+	       ps.flags & DDSM_PMEM_CHECK ? ", persist-domain checker on" : "");
 #define C(field) printf("pmem_" #field ": %" PRIu64 "\n", (uint64_t)ps.field)
 	C(generation);
 	C(nr_slots);

@@ -66,6 +66,7 @@ struct ddsm_params {
 	u32 auth_key_len;
 	const char *pmem_path;	/* namespace for the homed units, or "" */
 	bool pmem_format;	/* format it whatever it holds */
+	bool pmem_check;	/* persist-domain checker (persist.c) */
 	unsigned int pmem_flush_ms;	/* a dirty unit is durable within */
 	u64 cluster_id;		/* 0: derived from the configuration */
 };

@@ -40,6 +40,7 @@ static unsigned int rejoin_ms = 30000;
 static bool migratory = true;
 static char *pmem = "";
 static bool pmem_format;
+static bool pmem_check;
 static unsigned int pmem_flush_ms = 100;
 static unsigned long long cluster_id;
 
@@ -148,6 +149,8 @@ module_param(pmem, charp, 0444);
 MODULE_PARM_DESC(pmem, "Block device of a DAX pmem namespace (e.g. /dev/pmem0) that keeps the units homed here across restarts (default: none, DRAM only)");
 module_param(pmem_format, bool, 0444);
 MODULE_PARM_DESC(pmem_format, "Format the pmem namespace even if it holds data (default off: only a new, zeroed one is formatted)");
+module_param(pmem_check, bool, 0444);
+MODULE_PARM_DESC(pmem_check, "Test only: pmem stores go to a DRAM copy and only flushed and fenced lines reach the media; debugfs ddsm/pmem_crash simulates a power failure (default off)");
 module_param(pmem_flush_ms, uint, 0444);
 MODULE_PARM_DESC(pmem_flush_ms, "A unit written at home is durable on pmem within about this long (default 100, 1..60000)");
 module_param(cluster_id, ullong, 0444);
@@ -272,6 +275,7 @@ static int __init ddsm_init(void)
 	n->params.migratory = migratory;
 	n->params.pmem_path = pmem;
 	n->params.pmem_format = pmem_format;
+	n->params.pmem_check = pmem_check;
 	n->params.pmem_flush_ms = pmem_flush_ms;
 	n->params.cluster_id = cluster_id;
 	ddsm_node_init_locks(n);

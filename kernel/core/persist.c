@@ -24,10 +24,12 @@
 #include <linux/vmalloc.h>
 #include <linux/random.h>
 #include <linux/highmem.h>
+#include <linux/debugfs.h>
 #include "ddsm.h"
 #include "persist.h"
 #include "../pmem/dax.h"
 #include "../pmem/store.h"
+#include "../pmem/shadow.h"
 #include "../pmem/crc32c.h"
 
 /* How many dirty units one run of the flusher takes before yielding. */
@@ -47,6 +49,16 @@ struct ddsm_persist {
 	unsigned int delay_ms;
 	bool stopping;
 	atomic64_t errors;
+	/*
+	 * pmem_check: the persist-domain checker.  The store works on a
+	 * DRAM copy of the namespace and only flushed and fenced lines reach
+	 * the media; debugfs ddsm/pmem_crash plays a power failure.
+	 */
+	struct ddsm_pm_shadow *shadow;
+	void *work_copy;
+	unsigned long *flushed;
+	struct dentry *crash_file;
+	bool crashed;			/* no more writes reach the media */
 };
 
 static u64 unit_of_slot(void *ctx, u64 slot)
@@ -108,6 +120,10 @@ static long persist_some(struct ddsm_persist *p, u64 from, u64 to, u64 max,
 	long ret = 0;
 
 	mutex_lock(&p->lock);
+	if (p->crashed) {
+		mutex_unlock(&p->lock);
+		return -EIO;
+	}
 	while (done < max) {
 		u32 k = 0, i;
 		int err;
@@ -269,12 +285,95 @@ static int load_units(struct ddsm_persist *p)
 	return ret;
 }
 
+/* debugfs ddsm/pmem_crash: write P, and each unfenced line survives with P%. */
+static ssize_t crash_write(struct file *file, const char __user *ubuf,
+			   size_t len, loff_t *ppos)
+{
+	struct ddsm_persist *p = file->private_data;
+	struct ddsm_pm_shadow_rng rng = { .state = get_random_u64() };
+	u64 dropped;
+	int ret;
+
+	ret = kstrtou32_from_user(ubuf, len, 0, &rng.pct);
+	if (ret)
+		return ret;
+	if (rng.pct > 100)
+		return -EINVAL;
+	mutex_lock(&p->lock);
+	if (p->crashed) {
+		mutex_unlock(&p->lock);
+		return -EALREADY;
+	}
+	p->crashed = true;
+	dropped = ddsm_pm_shadow_crash(p->shadow, ddsm_pm_shadow_keep_random,
+				       &rng);
+	mutex_unlock(&p->lock);
+	pr_warn("pmem %s: simulated power failure: %llu unfenced pieces dropped, %llu kept (%u%%); nothing more reaches the media\n",
+		p->dev.name, dropped, p->shadow->kept, rng.pct);
+	return len;
+}
+
+static const struct file_operations crash_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = crash_write,
+	.llseek = no_llseek,
+};
+
+/*
+ * The persist-domain checker between the store and the media: the store
+ * sees a DRAM copy; only the lines it flushes and fences are copied to
+ * the namespace, so a VM killed at any moment leaves on its NVDIMM file
+ * exactly what a power failure that dropped every unfenced line would.
+ */
+static int shadow_start(struct ddsm_persist *p)
+{
+	struct ddsm_node *n = p->n;
+	u64 len = p->dev.bytes;
+	int ret;
+
+	p->shadow = kzalloc(sizeof(*p->shadow), GFP_KERNEL);
+	p->work_copy = vmalloc(len);
+	p->flushed = vzalloc(DDSM_PM_SHADOW_BITMAP_BYTES(len));
+	if (!p->shadow || !p->work_copy || !p->flushed) {
+		pr_err("pmem %s: pmem_check needs %llu MiB of memory\n",
+		       p->dev.name, len >> 20);
+		return -ENOMEM;
+	}
+	memcpy(p->work_copy, p->dev.kaddr, len);
+	ret = ddsm_pm_shadow_init(p->shadow, p->work_copy, p->dev.kaddr,
+				  p->flushed, len);
+	if (ret)
+		return ret;
+	p->ops = ddsm_pm_shadow_ops(p->shadow);
+	if (n->params.debugfs)
+		p->crash_file = debugfs_create_file("pmem_crash", 0200,
+						    n->params.debugfs, p,
+						    &crash_fops);
+	pr_warn("pmem %s: pmem_check: stores go to a DRAM copy, only fenced lines reach the media\n",
+		p->dev.name);
+	return 0;
+}
+
+static void shadow_stop(struct ddsm_persist *p)
+{
+	debugfs_remove(p->crash_file);
+	p->crash_file = NULL;
+	vfree(p->flushed);
+	vfree(p->work_copy);
+	kfree(p->shadow);
+	p->flushed = NULL;
+	p->work_copy = NULL;
+	p->shadow = NULL;
+}
+
 int ddsm_persist_mount(struct ddsm_node *n, const struct sockaddr_in *addrs)
 {
 	struct ddsm_pstore_cfg cfg = {};
 	struct ddsm_persist *p;
 	const struct ddsm_pstore_stats *st;
 	const char *why = NULL;
+	void *media;
 	int ret;
 
 	if (!n->params.pmem_path || !n->params.pmem_path[0])
@@ -298,6 +397,13 @@ int ddsm_persist_mount(struct ddsm_node *n, const struct sockaddr_in *addrs)
 	if (ret)
 		goto err_free;
 	p->ops = ddsm_pmem_persist_ops(&p->dev);
+	media = p->dev.kaddr;
+	if (n->params.pmem_check) {
+		ret = shadow_start(p);
+		if (ret)
+			goto err_close;
+		media = p->work_copy;
+	}
 
 	cfg.cluster_id = cluster_id_of(n, addrs);
 	cfg.node_id = n->space.node_id;
@@ -310,8 +416,8 @@ int ddsm_persist_mount(struct ddsm_node *n, const struct sockaddr_in *addrs)
 	cfg.ctx = n;
 	cfg.format = n->params.pmem_format;
 	cfg.epoch_seed = get_random_u64() | 1;
-	ret = ddsm_pstore_mount(&p->ps, p->dev.kaddr, p->dev.bytes, &cfg,
-				&p->ops, &why);
+	ret = ddsm_pstore_mount(&p->ps, media, p->dev.bytes, &cfg, &p->ops,
+				&why);
 	if (ret) {
 		pr_err("pmem %s: refused: %s (%d)\n", p->dev.name,
 		       why ?: "cannot mount", ret);
@@ -338,6 +444,7 @@ int ddsm_persist_mount(struct ddsm_node *n, const struct sockaddr_in *addrs)
 	return 0;
 
 err_close:
+	shadow_stop(p);
 	ddsm_pmem_close(&p->dev);
 err_free:
 	vfree(p->bounce);
@@ -356,12 +463,16 @@ void ddsm_persist_unmount(struct ddsm_node *n)
 	WRITE_ONCE(p->stopping, true);
 	cancel_delayed_work_sync(&p->work);
 	ret = persist_some(p, 0, p->nr_home, U64_MAX, NULL);
-	if (ret < 0)
+	if (p->crashed)
+		pr_warn("pmem %s: unloaded after a simulated power failure: left as it was\n",
+			p->dev.name);
+	else if (ret < 0)
 		pr_err("pmem %s: last images not durable (%ld): not marked clean\n",
 		       p->dev.name, ret);
 	else
 		ddsm_pstore_unmount(&p->ps);
 	n->persist = NULL;
+	shadow_stop(p);
 	ddsm_pmem_close(&p->dev);
 	vfree(p->bounce);
 	bitmap_free(p->dirty);
@@ -379,7 +490,8 @@ void ddsm_persist_status(struct ddsm_node *n, struct ddsm_pmem_status *s)
 	mutex_lock(&p->lock);
 	st = &p->ps.st;
 	s->flags = DDSM_PMEM_ON | (st->formatted ? DDSM_PMEM_FORMATTED : 0) |
-		   (st->was_clean ? DDSM_PMEM_WAS_CLEAN : 0);
+		   (st->was_clean ? DDSM_PMEM_WAS_CLEAN : 0) |
+		   (p->shadow ? DDSM_PMEM_CHECK : 0);
 	s->ns_bytes = p->dev.bytes;
 	s->nr_slots = p->nr_home;
 	s->generation = st->generation;

@@ -31,8 +31,9 @@
  * write back the content of flush time); stores are not seen, so a missing
  * flush shows only as a line that a crash may drop.
  *
- * Pure C like layout.c; the caller provides all memory.  Not for the
- * kernel module itself: only tests use it.
+ * Pure C like layout.c; the caller provides all memory.  KUnit uses it,
+ * and so does the module's test-only pmem_check mode (core/persist.c),
+ * with the real namespace as @durable.
  */
 #ifndef DDSM_PMEM_SHADOW_H
 #define DDSM_PMEM_SHADOW_H

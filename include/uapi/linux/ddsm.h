@@ -250,6 +250,7 @@ struct ddsm_pmem_status {
 #define DDSM_PMEM_ON		0x1	/* units homed here are kept on pmem */
 #define DDSM_PMEM_FORMATTED	0x2	/* this mount formatted the namespace */
 #define DDSM_PMEM_WAS_CLEAN	0x4	/* it had been unmounted cleanly */
+#define DDSM_PMEM_CHECK		0x8	/* test only: persist-domain checker on */
 
 /**
  * struct ddsm_persist_arg - make a range durable (DDSM_IOC_PERSIST)
