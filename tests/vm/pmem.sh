@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Guest side of tests/vm/pmem_host.sh: one boot of a series that keeps
-# each node's NVDIMM file.  PMEM_PHASE says which boot this is:
+# each node's NVDIMM file.  PMEM_PHASES lists the phases this boot runs,
+# in order (a phase that unloads the module lets the next one load it
+# again in the same boot; one that does not ends the boot with a kill):
 #   1  a new namespace is formatted; a 1 MiB pattern written by all nodes
 #      is made durable by each writer's Scope barrier; clean unload
 #   2  refusals (no such device, another cluster, another node); the
@@ -18,18 +20,10 @@
 # makes anything durable in this test: no node reads the pattern back in
 # the boot that wrote it, and no ddsmctl persist runs.
 #
-#   qemu/cluster.sh -n 3 --name pmem --pmem 64 -- PMEM_PHASE=1 bash /ddsm/tests/pmem.sh
+#   qemu/cluster.sh -n 3 --name pmem --pmem 64 -- PMEM_PHASES="1 2" bash /ddsm/tests/pmem.sh
 
 . "$(dirname "${BASH_SOURCE[0]}")/cluster_lib.sh"
-PHASE=${PMEM_PHASE:?} PM=/dev/pmem0 ARGS="size=64M"
-case $PHASE in
-1) expect=formatted prev=0 next=1111 unload=1 ;;
-2) expect=clean prev=1111 next=2222 unload=0 ;;
-3) expect=recovered prev=2222 next=0 unload=1 ;;
-4) expect=clean prev=2222 next=4444 unload=0 ARGS="$ARGS pmem_check=1" ;;
-5) expect=recovered prev=4444 next=0 unload=1 ;;
-*) echo "Bail out! PMEM_PHASE=$PHASE"; exit 1 ;;
-esac
+PHASES=${PMEM_PHASES:?} PM=/dev/pmem0
 pm() { $CTL status | sed -n "s/^pmem_$1: //p"; }
 mounted() { $CTL status | grep -q "^pmem: pmem0 .*, $1 at mount"; }
 # insmod must fail, and the kernel log must say why in one line.
@@ -47,61 +41,83 @@ refused() {
 		grep -q "$line" <<<"$log"
 }
 
+
+# phase N: set what phase N expects and does.
+phase() {
+	PHASE=$1 ARGS="size=64M"
+	case $PHASE in
+	1) expect=formatted prev=0 next=1111 unload=1 ;;
+	2) expect=clean prev=1111 next=2222 unload=0 ;;
+	3) expect=recovered prev=2222 next=0 unload=1 ;;
+	4) expect=clean prev=2222 next=4444 unload=0 ARGS="$ARGS pmem_check=1" ;;
+	5) expect=recovered prev=4444 next=0 unload=1 ;;
+	*) echo "Bail out! phase $PHASE"; exit 1 ;;
+	esac
+}
+
+run_phase() {
+	phase "$1"
+	echo "# node$ME: phase $PHASE"
+	if [ "$PHASE" = 2 ]; then
+		refused "pmem=/dev/nosuch" 'pmem=/dev/nosuch: cannot open: -2$' \
+			$ARGS node_id="$ME" nodes="$IPS" pmem=/dev/nosuch
+		refused "another cluster (cluster_id=777)" 'pmem pmem0: refused: .*(-18)$' \
+			$ARGS node_id="$ME" nodes="$IPS" pmem=$PM cluster_id=777
+		refused "another node's namespace" 'pmem pmem0: refused: .*(-78)$' \
+			$ARGS node_id=$(((ME + 1) % N)) nodes="$IPS" pmem=$PM
+	fi
+
+	# shellcheck disable=SC2086
+	if ! insmod $DDSM/ddsm.ko $ARGS node_id="$ME" nodes="$IPS" pmem=$PM; then
+		nok "insmod ddsm.ko $ARGS node_id=$ME pmem=$PM"
+		diag
+		return 1
+	fi
+	ok "insmod ddsm.ko $ARGS node_id=$ME pmem=$PM ($(dmesg | grep 'ddsm: pmem pmem0: [a-z]*,' | tail -n1 | sed 's/^\[[^]]*\] //'))"
+	check "all $((N - 1)) peers up" $CTL wait --timeout 60
+	check "the namespace is $expect at mount" mounted $expect
+	[ "$PHASE" = 2 ] && check "it holds units (pmem_units_present $(pm units_present))" \
+		test "$(pm units_present)" -gt 0
+	[ "$PHASE" = 4 ] && check "the persist-domain checker is on" \
+		bash -c "$CTL status | grep -q 'persist-domain checker on'"
+	check "no torn unit (pmem_units_torn $(pm units_torn))" test "$(pm units_torn)" = 0
+
+	run "ddsm-test-pmem phase $PHASE" 300 $TESTS/ddsm-test-pmem "$PHASE" "$prev" "$next"
+
+	if [ "$next" != 0 ]; then
+		no_dirty() { [ "$(pm dirty)" = 0 ]; }
+		check "nothing left dirty within 10 s (pmem_dirty $(pm dirty))" \
+			wait_for 10 no_dirty
+		check "the barrier sent PERSISTs (pmem_persist_sent $(pm persist_sent)) and served some (pmem_persist_served $(pm persist_served))" \
+			test "$(pm persist_sent)" -gt 0 -a "$(pm persist_served)" -gt 0
+		check "units were persisted (pmem_persists $(pm persists), fences $(pm fences), bytes $(pm bytes))" \
+			test "$(pm persists)" -gt 0
+	fi
+	check "no fault gave SIGBUS" bash -c "$CTL status | grep -q '^fault_errors: 0$'"
+	if [ "$PHASE" = 4 ]; then
+		[ -d /sys/kernel/debug/ddsm ] ||
+			mount -t debugfs none /sys/kernel/debug 2>/dev/null
+		check "simulated power failure (debugfs ddsm/pmem_crash, 50% of unfenced lines kept)" \
+			bash -c 'echo 50 >/sys/kernel/debug/ddsm/pmem_crash'
+		# It holds the store's lock, so no persist is half done: a line left
+		# unfenced now is a flush or fence missing at the end of some path.
+		check "nothing was left unfenced: $(dmesg | grep -o 'simulated power failure.*' | tail -n1)" \
+			bash -c "dmesg | grep -q 'ddsm: pmem pmem0: simulated power failure: 0 unfenced pieces dropped, 0 kept'"
+	fi
+	if [ "$unload" = 1 ]; then
+		check "rmmod ddsm" rmmod ddsm
+		check "unloaded without a pmem error" \
+			bash -c "! dmesg | grep -q 'ddsm: pmem.*\(failed\|not durable\|TORN\)'"
+	fi
+}
+
 if [ "$(cat /sys/block/pmem0/queue/dax 2>/dev/null)" != 1 ]; then
 	ndctl create-namespace -f -e namespace0.0 -m fsdax >/dev/null 2>&1
 fi
 check "pmem0 is a DAX namespace" test "$(cat /sys/block/pmem0/queue/dax 2>/dev/null)" = 1
 
-if [ "$PHASE" = 2 ]; then
-	refused "pmem=/dev/nosuch" 'pmem=/dev/nosuch: cannot open: -2$' \
-		$ARGS node_id="$ME" nodes="$IPS" pmem=/dev/nosuch
-	refused "another cluster (cluster_id=777)" 'pmem pmem0: refused: .*(-18)$' \
-		$ARGS node_id="$ME" nodes="$IPS" pmem=$PM cluster_id=777
-	refused "another node's namespace" 'pmem pmem0: refused: .*(-78)$' \
-		$ARGS node_id=$(((ME + 1) % N)) nodes="$IPS" pmem=$PM
-fi
-
-# shellcheck disable=SC2086
-if ! insmod $DDSM/ddsm.ko $ARGS node_id="$ME" nodes="$IPS" pmem=$PM; then
-	nok "insmod ddsm.ko $ARGS node_id=$ME pmem=$PM"
-	diag
-	exit 1
-fi
-ok "insmod ddsm.ko $ARGS node_id=$ME pmem=$PM ($(dmesg | grep 'ddsm: pmem pmem0: [a-z]*,' | tail -n1 | sed 's/^\[[^]]*\] //'))"
-check "all $((N - 1)) peers up" $CTL wait --timeout 60
-check "the namespace is $expect at mount" mounted $expect
-[ "$PHASE" = 2 ] && check "it holds units (pmem_units_present $(pm units_present))" \
-	test "$(pm units_present)" -gt 0
-[ "$PHASE" = 4 ] && check "the persist-domain checker is on" \
-	bash -c "$CTL status | grep -q 'persist-domain checker on'"
-check "no torn unit (pmem_units_torn $(pm units_torn))" test "$(pm units_torn)" = 0
-
-run "ddsm-test-pmem phase $PHASE" 300 $TESTS/ddsm-test-pmem "$PHASE" "$prev" "$next"
-
-if [ "$next" != 0 ]; then
-	no_dirty() { [ "$(pm dirty)" = 0 ]; }
-	check "nothing left dirty within 10 s (pmem_dirty $(pm dirty))" \
-		wait_for 10 no_dirty
-	check "the barrier sent PERSISTs (pmem_persist_sent $(pm persist_sent)) and served some (pmem_persist_served $(pm persist_served))" \
-		test "$(pm persist_sent)" -gt 0 -a "$(pm persist_served)" -gt 0
-	check "units were persisted (pmem_persists $(pm persists), fences $(pm fences), bytes $(pm bytes))" \
-		test "$(pm persists)" -gt 0
-fi
-check "no fault gave SIGBUS" bash -c "$CTL status | grep -q '^fault_errors: 0$'"
-if [ "$PHASE" = 4 ]; then
-	[ -d /sys/kernel/debug/ddsm ] ||
-		mount -t debugfs none /sys/kernel/debug 2>/dev/null
-	check "simulated power failure (debugfs ddsm/pmem_crash, 50% of unfenced lines kept)" \
-		bash -c 'echo 50 >/sys/kernel/debug/ddsm/pmem_crash'
-	# It holds the store's lock, so no persist is half done: a line left
-	# unfenced now is a flush or fence missing at the end of some path.
-	check "nothing was left unfenced: $(dmesg | grep -o 'simulated power failure.*' | tail -n1)" \
-		bash -c "dmesg | grep -q 'ddsm: pmem pmem0: simulated power failure: 0 unfenced pieces dropped, 0 kept'"
-fi
-if [ "$unload" = 1 ]; then
-	check "rmmod ddsm" rmmod ddsm
-	check "unloaded without a pmem error" \
-		bash -c "! dmesg | grep -q 'ddsm: pmem.*\(failed\|not durable\|TORN\)'"
-fi
+for p in $PHASES; do
+	run_phase "$p" || break
+done
 [ $failed -eq 0 ] || diag
 exit $failed
