@@ -41,6 +41,9 @@ static void usage(FILE *f)
 		"  persist [GADDR LEN]\n"
 		"                 make the units of the range (default: the\n"
 		"                 whole space) homed here durable on pmem\n"
+		"  region GADDR [LEN MODEL]\n"
+		"                 the persistency model at GADDR, or set the\n"
+		"                 range's model (eventual, scope) on this node\n"
 		"  wait [--timeout S]\n"
 		"                 block until every configured peer is up (default\n"
 		"                 60 s); exit 1 naming the peers that are not\n"
@@ -125,6 +128,23 @@ static int cmd_persist(struct ddsm *d, const char *dev, uint64_t gaddr,
 	}
 	if (ddsm_persist(d, gaddr, len))
 		return fail("persist", dev);
+	return 0;
+}
+
+static int cmd_region(struct ddsm *d, const char *dev, uint64_t gaddr,
+		      uint64_t len, const char *name)
+{
+	uint32_t model;
+
+	if (!name) {
+		if (ddsm_region_model(d, gaddr, &model))
+			return fail("region", dev);
+		printf("%s\n", ddsm_model_name(model));
+		return 0;
+	}
+	if (ddsm_model_parse(name, &model) ||
+	    ddsm_region_set_model(d, gaddr, len, model))
+		return fail("region", dev);
 	return 0;
 }
 
@@ -273,7 +293,7 @@ int main(int argc, char **argv)
 	const char *cmd;
 	struct ddsm d;
 	uint64_t gaddr = 0, id = 0, len = 0;
-	const char *list = "";
+	const char *list = "", *model = NULL;
 	double timeout = 60;
 	int argi = 1, ret;
 
@@ -324,6 +344,22 @@ int main(int argc, char **argv)
 				     ddsm_parse_size(argv[argi + 1], &len) ||
 				     !len))
 			goto bad;
+	} else if (!strcmp(cmd, "region")) {
+		if (argi + 1 != argc && argi + 3 != argc)
+			goto bad;
+		if (ddsm_parse_size(argv[argi], &gaddr))
+			goto bad;
+		if (argi + 3 == argc) {
+			uint32_t m;
+
+			if (ddsm_parse_size(argv[argi + 1], &len) || !len ||
+			    ddsm_model_parse(argv[argi + 2], &m)) {
+				fprintf(stderr, "%s: bad length or model (sync, strict, read_enf, eventual, scope)\n",
+					prog);
+				goto bad;
+			}
+			model = argv[argi + 2];
+		}
 	} else if (!strcmp(cmd, "wait")) {
 		char *end;
 
@@ -351,6 +387,8 @@ int main(int argc, char **argv)
 		ret = cmd_wait(&d, dev, timeout);
 	else if (!strcmp(cmd, "persist"))
 		ret = cmd_persist(&d, dev, gaddr, len);
+	else if (!strcmp(cmd, "region"))
+		ret = cmd_region(&d, dev, gaddr, len, model);
 	else
 		ret = cmd_home(&d, dev, gaddr);
 	ddsm_close(&d);

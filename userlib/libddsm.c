@@ -151,6 +151,67 @@ int ddsm_persist(struct ddsm *d, uint64_t gaddr, uint64_t len)
 	return ioctl(d->fd, DDSM_IOC_PERSIST, &a) < 0 ? -1 : 0;
 }
 
+int ddsm_region_set_model(struct ddsm *d, uint64_t gaddr, uint64_t len,
+			  uint32_t model)
+{
+	struct ddsm_region_arg a;
+
+	if (!d) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&a, 0, sizeof(a));
+	a.gaddr = gaddr;
+	a.len = len;
+	a.model = model;
+	return ioctl(d->fd, DDSM_IOC_REGION, &a) < 0 ? -1 : 0;
+}
+
+int ddsm_region_model(struct ddsm *d, uint64_t gaddr, uint32_t *model)
+{
+	struct ddsm_region_arg a;
+
+	if (!d || !model) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&a, 0, sizeof(a));
+	a.gaddr = gaddr;
+	a.flags = DDSM_REGION_GET;
+	if (ioctl(d->fd, DDSM_IOC_REGION, &a) < 0)
+		return -1;
+	*model = a.model;
+	return 0;
+}
+
+static const char *const model_names[] = {
+	[DDSM_MODEL_SYNC] = "sync",
+	[DDSM_MODEL_STRICT] = "strict",
+	[DDSM_MODEL_READ_ENF] = "read_enf",
+	[DDSM_MODEL_EVENTUAL] = "eventual",
+	[DDSM_MODEL_SCOPE] = "scope",
+};
+
+const char *ddsm_model_name(uint32_t model)
+{
+	return model < sizeof(model_names) / sizeof(model_names[0]) ?
+	       model_names[model] : "unknown";
+}
+
+int ddsm_model_parse(const char *name, uint32_t *model)
+{
+	uint32_t i;
+
+	for (i = 0; i < sizeof(model_names) / sizeof(model_names[0]); i++) {
+		if (name && model && !strcmp(name, model_names[i])) {
+			*model = i;
+			return 0;
+		}
+	}
+	errno = EINVAL;
+	return -1;
+}
+
 int ddsm_configure(struct ddsm *d, uint32_t node_id, const char *nodes)
 {
 	struct ddsm_config c;

@@ -147,6 +147,32 @@ int ddsm_pmem_status(struct ddsm *d, struct ddsm_pmem_status *ps);
 int ddsm_persist(struct ddsm *d, uint64_t gaddr, uint64_t len);
 
 /**
+ * ddsm_region_set_model() - a region's persistency model (DDSM_IOC_REGION)
+ * @gaddr, @len: unit aligned range, @len not 0
+ * @model:	enum ddsm_model: DDSM_MODEL_EVENTUAL or DDSM_MODEL_SCOPE (the
+ *		others are not built yet: EOPNOTSUPP)
+ *
+ * Governs the units of the range homed on this node: set the same regions
+ * on every node, before the range is touched.  Return: 0, or -1 with
+ * errno as documented for DDSM_IOC_REGION in <linux/ddsm.h>.
+ */
+int ddsm_region_set_model(struct ddsm *d, uint64_t gaddr, uint64_t len,
+			  uint32_t model);
+
+/**
+ * ddsm_region_model() - the persistency model at @gaddr into *@model
+ * Return: 0, or -1 with errno ENODEV (no pmem=), ERANGE, EBADF, EINVAL.
+ */
+int ddsm_region_model(struct ddsm *d, uint64_t gaddr, uint32_t *model);
+
+/**
+ * ddsm_model_name() - "sync", "strict", "read_enf", "eventual", "scope",
+ * or "unknown"; ddsm_model_parse() the reverse (-1 with EINVAL).
+ */
+const char *ddsm_model_name(uint32_t model);
+int ddsm_model_parse(const char *name, uint32_t *model);
+
+/**
  * ddsm_peer_state_name() - printable name of an enum ddsm_peer_state
  * Return: "self", "down", "connecting", "up", "dead", or "unknown";
  * never NULL, static storage.

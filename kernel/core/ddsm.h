@@ -68,6 +68,7 @@ struct ddsm_params {
 	bool pmem_format;	/* format it whatever it holds */
 	bool pmem_check;	/* persist-domain checker (persist.c) */
 	unsigned int pmem_flush_ms;	/* a dirty unit is durable within */
+	u32 pmem_model;		/* of ranges in no region (enum ddsm_model) */
 	u64 cluster_id;		/* 0: derived from the configuration */
 };
 

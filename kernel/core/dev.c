@@ -165,6 +165,7 @@ static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		struct ddsm_home_query q;
 		struct ddsm_pmem_status ps;
 		struct ddsm_persist_arg pa;
+		struct ddsm_region_arg ra;
 	} u;
 	long ret;
 
@@ -174,6 +175,7 @@ static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case DDSM_IOC_PEER:
 	case DDSM_IOC_HOME:
 	case DDSM_IOC_PERSIST:
+	case DDSM_IOC_REGION:
 		if (copy_from_user(&u, uarg, _IOC_SIZE(cmd)))
 			return -EFAULT;
 		break;
@@ -196,6 +198,11 @@ static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case DDSM_IOC_PMEM_STATUS:
 		ddsm_persist_status(n, &u.ps);
 		ret = 0;
+		break;
+	case DDSM_IOC_REGION:
+		ret = ddsm_check_region_arg(&u.ra, &n->space);
+		if (!ret)
+			ret = ddsm_persist_region(n, &u.ra);
 		break;
 	case DDSM_IOC_PERSIST:
 		ret = ddsm_check_persist_arg(&u.pa, &n->space);

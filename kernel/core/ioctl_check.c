@@ -31,16 +31,34 @@ int ddsm_check_home_arg(const struct ddsm_home_query *q,
 	return 0;
 }
 
+/* A unit-aligned, non-empty range inside the space. */
+static int check_unit_range(const struct ddsm_space *s, u64 gaddr, u64 len)
+{
+	if (!len || (gaddr | len) & (DDSM_UNIT_SIZE - 1))
+		return -EINVAL;
+	if (gaddr >= s->size || len > s->size - gaddr)
+		return -ERANGE;
+	return 0;
+}
+
 int ddsm_check_persist_arg(const struct ddsm_persist_arg *a,
 			   const struct ddsm_space *s)
 {
 	if (a->flags || a->reserved)
 		return -EINVAL;
-	if (!a->len || (a->gaddr | a->len) & (DDSM_UNIT_SIZE - 1))
+	return check_unit_range(s, a->gaddr, a->len);
+}
+
+int ddsm_check_region_arg(const struct ddsm_region_arg *a,
+			  const struct ddsm_space *s)
+{
+	if ((a->flags & ~DDSM_REGION_GET) || a->reserved || a->nr_backups)
 		return -EINVAL;
-	if (a->gaddr >= s->size || a->len > s->size - a->gaddr)
-		return -ERANGE;
-	return 0;
+	if (a->flags & DDSM_REGION_GET)
+		return a->gaddr < s->size ? 0 : -ERANGE;
+	if (a->model > DDSM_MODEL_SCOPE)
+		return -EINVAL;
+	return check_unit_range(s, a->gaddr, a->len);
 }
 
 int ddsm_check_mmap_arg(const struct ddsm_space *s, bool shared, bool exec,

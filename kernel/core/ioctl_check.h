@@ -17,6 +17,9 @@ int ddsm_check_home_arg(const struct ddsm_home_query *q,
 /* -EINVAL: flags, reserved, zero length or misaligned; -ERANGE: outside. */
 int ddsm_check_persist_arg(const struct ddsm_persist_arg *a,
 			   const struct ddsm_space *s);
+/* The same for DDSM_IOC_REGION; a get only needs @gaddr in the space. */
+int ddsm_check_region_arg(const struct ddsm_region_arg *a,
+			  const struct ddsm_space *s);
 
 /*
  * @shared: MAP_SHARED requested; @exec: PROT_EXEC requested;

@@ -41,6 +41,7 @@ static bool migratory = true;
 static char *pmem = "";
 static bool pmem_format;
 static bool pmem_check;
+static char *pmem_model = "eventual";
 static unsigned int pmem_flush_ms = 100;
 static unsigned long long cluster_id;
 
@@ -149,6 +150,8 @@ module_param(pmem, charp, 0444);
 MODULE_PARM_DESC(pmem, "Block device of a DAX pmem namespace (e.g. /dev/pmem0) that keeps the units homed here across restarts (default: none, DRAM only)");
 module_param(pmem_format, bool, 0444);
 MODULE_PARM_DESC(pmem_format, "Format the pmem namespace even if it holds data (default off: only a new, zeroed one is formatted)");
+module_param(pmem_model, charp, 0444);
+MODULE_PARM_DESC(pmem_model, "Persistency model of ranges in no region: eventual (default) or scope (see DDSM_IOC_REGION)");
 module_param(pmem_check, bool, 0444);
 MODULE_PARM_DESC(pmem_check, "Test only: pmem stores go to a DRAM copy and only flushed and fenced lines reach the media; debugfs ddsm/pmem_crash simulates a power failure (default off)");
 module_param(pmem_flush_ms, uint, 0444);
@@ -276,6 +279,16 @@ static int __init ddsm_init(void)
 	n->params.pmem_path = pmem;
 	n->params.pmem_format = pmem_format;
 	n->params.pmem_check = pmem_check;
+	if (sysfs_streq(pmem_model, "eventual")) {
+		n->params.pmem_model = DDSM_MODEL_EVENTUAL;
+	} else if (sysfs_streq(pmem_model, "scope")) {
+		n->params.pmem_model = DDSM_MODEL_SCOPE;
+	} else {
+		pr_err("pmem_model=%s: expected eventual or scope (the others are not built yet)\n",
+		       pmem_model);
+		ret = -EINVAL;
+		goto err_free;
+	}
 	n->params.pmem_flush_ms = pmem_flush_ms;
 	n->params.cluster_id = cluster_id;
 	ddsm_node_init_locks(n);

@@ -32,6 +32,13 @@
 #include "../pmem/shadow.h"
 #include "../pmem/crc32c.h"
 
+/* The uapi names the on-media model values. */
+static_assert((int)DDSM_MODEL_EVENTUAL == (int)DDSM_PM_EVENTUAL);
+static_assert((int)DDSM_MODEL_SCOPE == (int)DDSM_PM_SCOPE);
+static_assert((int)DDSM_MODEL_READ_ENF == (int)DDSM_PM_READ_ENF);
+static_assert((int)DDSM_MODEL_SYNC == (int)DDSM_PM_SYNC);
+static_assert((int)DDSM_MODEL_STRICT == (int)DDSM_PM_STRICT);
+
 /* How many dirty units one run of the flusher takes before yielding. */
 #define DDSM_PERSIST_RUN	4096
 
@@ -59,7 +66,25 @@ struct ddsm_persist {
 	unsigned long *flushed;
 	struct dentry *crash_file;
 	bool crashed;			/* no more writes reach the media */
+	/* The region table as on the media (under lock); unused: !len. */
+	struct ddsm_pm_region regions[DDSM_PM_REGIONS];
+	u32 default_model;
 };
+
+/* The model of the region holding @unit; the caller holds p->lock. */
+static u32 model_of(const struct ddsm_persist *p, u64 unit)
+{
+	u64 gaddr = ddsm_unit_gaddr(unit);
+	u32 i;
+
+	for (i = 0; i < DDSM_PM_REGIONS; i++) {
+		const struct ddsm_pm_region *r = &p->regions[i];
+
+		if (r->len && gaddr >= r->start && gaddr - r->start < r->len)
+			return r->model;
+	}
+	return p->default_model;
+}
 
 static u64 unit_of_slot(void *ctx, u64 slot)
 {
@@ -109,9 +134,10 @@ static bool take_image(struct ddsm_persist *p, u64 idx, u64 unit, void *buf)
  * Make durable the dirty units homed here whose home index is in
  * [@from, @to), at most @max of them; returns how many were taken, or a
  * negative errno when the media failed (those units are dirty again).
+ * @background (the flusher) leaves the units of Scope regions dirty.
  */
 static long persist_some(struct ddsm_persist *p, u64 from, u64 to, u64 max,
-			 u64 *resume)
+			 u64 *resume, bool background)
 {
 	const void *data[DDSM_PSTORE_BATCH_MAX];
 	u64 units[DDSM_PSTORE_BATCH_MAX];
@@ -135,6 +161,12 @@ static long persist_some(struct ddsm_persist *p, u64 from, u64 to, u64 max,
 			if (idx >= to)
 				break;
 			unit = unit_of_slot(p->n, idx);
+			/* Scope: durable at barriers and unload only. */
+			if (background &&
+			    model_of(p, unit) == DDSM_PM_SCOPE) {
+				idx++;
+				continue;
+			}
 			if (take_image(p, idx, unit,
 				       p->bounce + (size_t)k * PAGE_SIZE)) {
 				units[k] = unit;
@@ -169,18 +201,30 @@ static void flusher(struct work_struct *w)
 {
 	struct ddsm_persist *p = container_of(to_delayed_work(w),
 					      struct ddsm_persist, work);
-	u64 resume;
-	long ret;
+	u64 resume, from = p->next;
+	long ret, more = 0;
 
-	ret = persist_some(p, p->next, p->nr_home, DDSM_PERSIST_RUN, &resume);
+	/* From where the last run stopped to the end, then from the start. */
+	ret = persist_some(p, from, p->nr_home, DDSM_PERSIST_RUN, &resume,
+			   true);
+	if (ret >= 0 && ret < DDSM_PERSIST_RUN && from) {
+		more = persist_some(p, 0, from, DDSM_PERSIST_RUN - ret,
+				    &resume, true);
+		ret = more < 0 ? more : ret + more;
+	}
 	p->next = resume >= p->nr_home ? 0 : resume;
-	if (ret < 0 || READ_ONCE(p->stopping))
+	if (READ_ONCE(p->stopping))
 		return;
-	/* More left: go on soon, but let others run. */
-	if (find_first_bit(p->dirty, p->nr_home) < p->nr_home)
+	/*
+	 * A full run may have left more; a failed one is tried again later.
+	 * Otherwise what is still dirty waits for a barrier (Scope), and a
+	 * unit dirtied from now on queues the flusher itself.
+	 */
+	if (ret < 0)
 		queue_delayed_work(system_unbound_wq, &p->work,
-				   ret == DDSM_PERSIST_RUN ? 1 :
 				   msecs_to_jiffies(p->delay_ms));
+	else if (ret == DDSM_PERSIST_RUN)
+		queue_delayed_work(system_unbound_wq, &p->work, 1);
 }
 
 bool ddsm_persist_tracks(struct ddsm_node *n, u64 unit)
@@ -224,7 +268,7 @@ int ddsm_persist_range(struct ddsm_node *n, u64 gaddr, u64 len)
 		from = first / n->space.nr_nodes;
 		to = min(last / n->space.nr_nodes + 1, p->nr_home);
 	}
-	ret = persist_some(p, from, to, U64_MAX, NULL);
+	ret = persist_some(p, from, to, U64_MAX, NULL, false);
 	return ret < 0 ? -EIO : 0;
 }
 
@@ -244,6 +288,95 @@ static u64 cluster_id_of(const struct ddsm_node *n,
 		hi = ddsm_crc32c(hi, &addrs[i].sin_port, 2);
 	}
 	return ((u64)hi << 32 | lo) ?: 1;
+}
+
+static void load_regions(struct ddsm_persist *p)
+{
+	u32 i, nr = 0;
+	int ret;
+
+	for (i = 0; i < DDSM_PM_REGIONS; i++) {
+		ret = ddsm_pstore_region_get(&p->ps, i, &p->regions[i]);
+		if (ret) {
+			if (ret != -ENOENT)
+				pr_err("pmem %s: region entry %u is unreadable (%d): ignored\n",
+				       p->dev.name, i, ret);
+			memset(&p->regions[i], 0, sizeof(p->regions[i]));
+			continue;
+		}
+		nr++;
+	}
+	if (nr)
+		pr_info("pmem %s: %u regions with their own model\n",
+			p->dev.name, nr);
+}
+
+static bool range_touched(struct ddsm_node *n, u64 gaddr, u64 len)
+{
+	u64 unit, end = ddsm_gaddr_unit(gaddr + len - 1);
+
+	for (unit = ddsm_gaddr_unit(gaddr); unit <= end; unit++)
+		if (ddsm_frame_peek(n, unit))
+			return true;
+	return false;
+}
+
+int ddsm_persist_region(struct ddsm_node *n, struct ddsm_region_arg *a)
+{
+	struct ddsm_persist *p = n->persist;
+	struct ddsm_pm_region r = {
+		.start = a->gaddr, .len = a->len, .model = a->model,
+	};
+	int free = -1, i, ret = 0;
+
+	if (!p)
+		return -ENODEV;
+	mutex_lock(&p->lock);
+	if (a->flags & DDSM_REGION_GET) {
+		a->model = model_of(p, ddsm_gaddr_unit(a->gaddr));
+		goto out;
+	}
+	if (a->model != DDSM_PM_EVENTUAL && a->model != DDSM_PM_SCOPE) {
+		pr_info_ratelimited("region model %s is not built yet\n",
+				    ddsm_pm_model_name(a->model));
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	for (i = 0; i < DDSM_PM_REGIONS; i++) {
+		const struct ddsm_pm_region *e = &p->regions[i];
+
+		if (!e->len) {
+			if (free < 0)
+				free = i;
+			continue;
+		}
+		if (e->start == r.start && e->len == r.len &&
+		    e->model == r.model)
+			goto out;	/* already there: a restart's setup */
+		if (r.start < e->start + e->len && e->start < r.start + r.len) {
+			ret = -EEXIST;
+			goto out;
+		}
+	}
+	if (free < 0) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	if (range_touched(n, r.start, r.len)) {
+		ret = -EBUSY;
+		goto out;
+	}
+	ret = ddsm_pstore_region_set(&p->ps, free, &r);
+	if (ret) {
+		ret = -EIO;
+		goto out;
+	}
+	p->regions[free] = r;
+	pr_info("pmem %s: region [%#llx, %#llx) is %s\n", p->dev.name,
+		r.start, r.start + r.len, ddsm_pm_model_name(r.model));
+out:
+	mutex_unlock(&p->lock);
+	return ret;
 }
 
 /* Fill the home frames of every unit the namespace holds an image of. */
@@ -383,6 +516,7 @@ int ddsm_persist_mount(struct ddsm_node *n, const struct sockaddr_in *addrs)
 		return -ENOMEM;
 	p->n = n;
 	p->delay_ms = n->params.pmem_flush_ms;
+	p->default_model = n->params.pmem_model;
 	mutex_init(&p->lock);
 	atomic64_set(&p->errors, 0);
 	INIT_DELAYED_WORK(&p->work, flusher);
@@ -435,6 +569,7 @@ int ddsm_persist_mount(struct ddsm_node *n, const struct sockaddr_in *addrs)
 		p->nr_home, st->units_present, st->replay.seen,
 		st->replay.applied, st->replay.obsolete, st->replay.torn,
 		st->units_torn ? ", TORN UNITS" : "");
+	load_regions(p);
 	n->persist = p;
 	ret = load_units(p);
 	if (ret) {
@@ -462,7 +597,7 @@ void ddsm_persist_unmount(struct ddsm_node *n)
 		return;
 	WRITE_ONCE(p->stopping, true);
 	cancel_delayed_work_sync(&p->work);
-	ret = persist_some(p, 0, p->nr_home, U64_MAX, NULL);
+	ret = persist_some(p, 0, p->nr_home, U64_MAX, NULL, false);
 	if (p->crashed)
 		pr_warn("pmem %s: unloaded after a simulated power failure: left as it was\n",
 			p->dev.name);

@@ -22,6 +22,8 @@ bool ddsm_persist_tracks(struct ddsm_node *n, u64 unit);
 void ddsm_persist_dirty(struct ddsm_node *n, u64 unit);
 /* Make the units of [gaddr, gaddr + len) homed here durable now. */
 int ddsm_persist_range(struct ddsm_node *n, u64 gaddr, u64 len);
+/* DDSM_IOC_REGION, its argument checked (ddsm_check_region_arg). */
+int ddsm_persist_region(struct ddsm_node *n, struct ddsm_region_arg *a);
 void ddsm_persist_status(struct ddsm_node *n, struct ddsm_pmem_status *s);
 
 #endif /* DDSM_CORE_PERSIST_H */

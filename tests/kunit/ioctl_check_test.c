@@ -201,6 +201,47 @@ static void check_persist_accepts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ddsm_check_persist_arg(&a, s), 0);
 }
 
+static void check_region_args(struct kunit *test)
+{
+	const struct ddsm_space *s = test->priv;
+	struct ddsm_region_arg a;
+
+	memset(&a, 0, sizeof(a));
+	a.len = UNIT;
+	a.model = DDSM_MODEL_SCOPE;
+	KUNIT_EXPECT_EQ(test, ddsm_check_region_arg(&a, s), 0);
+	a.model = DDSM_MODEL_SCOPE + 1;
+	KUNIT_EXPECT_EQ(test, ddsm_check_region_arg(&a, s), -EINVAL);
+	a.model = DDSM_MODEL_EVENTUAL;
+	a.nr_backups = 1;
+	KUNIT_EXPECT_EQ(test, ddsm_check_region_arg(&a, s), -EINVAL);
+	a.nr_backups = 0;
+	a.flags = 2;
+	KUNIT_EXPECT_EQ(test, ddsm_check_region_arg(&a, s), -EINVAL);
+	a.flags = 0;
+	a.reserved = 1;
+	KUNIT_EXPECT_EQ(test, ddsm_check_region_arg(&a, s), -EINVAL);
+	a.reserved = 0;
+	a.len = 0;
+	KUNIT_EXPECT_EQ(test, ddsm_check_region_arg(&a, s), -EINVAL);
+	a.len = UNIT;
+	a.gaddr = 1;
+	KUNIT_EXPECT_EQ(test, ddsm_check_region_arg(&a, s), -EINVAL);
+	a.gaddr = SIZE;
+	KUNIT_EXPECT_EQ(test, ddsm_check_region_arg(&a, s), -ERANGE);
+	a.gaddr = UNIT;
+	a.len = U64_MAX & ~(u64)(UNIT - 1);
+	KUNIT_EXPECT_EQ(test, ddsm_check_region_arg(&a, s), -ERANGE);
+	/* A get needs only an address inside the space. */
+	a.flags = DDSM_REGION_GET;
+	a.gaddr = SIZE - 1;
+	a.len = 0;
+	a.model = 99;
+	KUNIT_EXPECT_EQ(test, ddsm_check_region_arg(&a, s), 0);
+	a.gaddr = SIZE;
+	KUNIT_EXPECT_EQ(test, ddsm_check_region_arg(&a, s), -ERANGE);
+}
+
 static void check_mmap_rejects_private(struct kunit *test)
 {
 	const struct ddsm_space *s = test->priv;
@@ -287,6 +328,7 @@ static struct kunit_case ddsm_ioctl_check_cases[] = {
 	KUNIT_CASE(check_home_accepts),
 	KUNIT_CASE(check_persist_rejects),
 	KUNIT_CASE(check_persist_accepts),
+	KUNIT_CASE(check_region_args),
 	KUNIT_CASE(check_mmap_rejects_private),
 	KUNIT_CASE(check_mmap_rejects_exec),
 	KUNIT_CASE(check_mmap_rejects_range),

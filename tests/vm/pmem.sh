@@ -15,7 +15,13 @@
 #      reach the NVDIMM; a new pattern is written with barriers, then a
 #      simulated power failure (which must find no line left unfenced)
 #      and the VM is killed
-#   5  recovered again, with phase 4's pattern
+#   5  recovered again, with phase 4's pattern; unload
+#   6  regions: a Scope and an Eventual one (and the refusals of
+#      DDSM_IOC_REGION); each node writes the units of both it homes and
+#      calls no barrier; the VM is killed once the flusher is idle
+#   7  recovered: the regions are still there; the Eventual half holds
+#      phase 6's stores (the flusher made them durable), the Scope half
+#      does not (only a barrier would have)
 # Nothing but the writers' barriers (and, in phases 1 and 3, the unload)
 # makes anything durable in this test: no node reads the pattern back in
 # the boot that wrote it, and no ddsmctl persist runs.
@@ -51,8 +57,53 @@ phase() {
 	3) expect=recovered prev=2222 next=0 unload=1 ;;
 	4) expect=clean prev=2222 next=4444 unload=0 ARGS="$ARGS pmem_check=1" ;;
 	5) expect=recovered prev=4444 next=0 unload=1 ;;
+	6) expect=clean prev=0 next=0 unload=0 ;;
+	7) expect=recovered prev=0 next=0 unload=1 ;;
 	*) echo "Bail out! phase $PHASE"; exit 1 ;;
 	esac
+}
+
+# ctl_fails ERRNO_TEXT ARGS...: ddsmctl must fail with that strerror text.
+ctl_fails() {
+	local want=$1 out
+	shift
+	out=$($CTL "$@" 2>&1) && return 1
+	[[ $out == *"$want"* ]]
+}
+
+# Phases 6 and 7: the Scope region [4M, 4.5M) and the Eventual one after.
+regions() {
+	local S=0x400000 E=0x480000 HALF=0x80000
+	if [ "$1" = 6 ]; then
+		check "region [4M, +512K) scope" $CTL region $S $HALF scope
+		check "region [4.5M, +512K) eventual" $CTL region $E $HALF eventual
+		check "the same region again is accepted" $CTL region $S $HALF scope
+		check "an overlapping region is refused (EEXIST)" \
+			ctl_fails "File exists" region 0x440000 $HALF eventual
+		check "read_enf is refused, not built yet (EOPNOTSUPP)" \
+			ctl_fails "not supported" region 0x600000 $HALF read_enf
+		# Unit ME is homed here and was loaded from pmem at insmod.
+		check "a touched range is refused (EBUSY)" \
+			ctl_fails "busy" region $((ME * 4096)) 0x1000 scope
+		check "a range beyond the space is refused (ERANGE)" \
+			ctl_fails "out of range" region 0x4000000 0x1000 scope
+	fi
+	check "region at 4M reads scope ($($CTL region $S))" \
+		test "$($CTL region $S)" = scope
+	check "region at 4.5M reads eventual ($($CTL region $E))" \
+		test "$($CTL region $E)" = eventual
+	check "address 0 has the default model ($($CTL region 0))" \
+		test "$($CTL region 0)" = eventual
+	if [ "$1" = 6 ]; then
+		run "ddsm-test-pmodel write 6666" 120 $TESTS/ddsm-test-pmodel write 6666
+		sleep 1
+		# The flusher is done with the Eventual half; the Scope half's
+		# units stay dirty until a barrier.
+		check "the Scope half stays dirty (pmem_dirty $(pm dirty))" \
+			test "$(pm dirty)" -gt 0
+	else
+		run "ddsm-test-pmodel check 0 6666" 120 $TESTS/ddsm-test-pmodel check 0 6666
+	fi
 }
 
 run_phase() {
@@ -82,7 +133,11 @@ run_phase() {
 		bash -c "$CTL status | grep -q 'persist-domain checker on'"
 	check "no torn unit (pmem_units_torn $(pm units_torn))" test "$(pm units_torn)" = 0
 
-	run "ddsm-test-pmem phase $PHASE" 300 $TESTS/ddsm-test-pmem "$PHASE" "$prev" "$next"
+	if [ "$PHASE" -ge 6 ]; then
+		regions "$PHASE"
+	else
+		run "ddsm-test-pmem phase $PHASE" 300 $TESTS/ddsm-test-pmem "$PHASE" "$prev" "$next"
+	fi
 
 	if [ "$next" != 0 ]; then
 		no_dirty() { [ "$(pm dirty)" = 0 ]; }

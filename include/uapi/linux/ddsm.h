@@ -275,6 +275,47 @@ struct ddsm_persist_arg {
 	__u32 reserved;
 };
 
+/* Persistency models of a region (MINOS); the values are on the media. */
+enum ddsm_model {
+	DDSM_MODEL_SYNC		= 0,	/* Synchronous (not built yet) */
+	DDSM_MODEL_STRICT	= 1,	/* Strict (not built yet) */
+	DDSM_MODEL_READ_ENF	= 2,	/* Read-Enforced (not built yet) */
+	DDSM_MODEL_EVENTUAL	= 3,	/* the home persists within pmem_flush_ms */
+	DDSM_MODEL_SCOPE	= 4,	/* durable at Scope barriers and unload only */
+};
+
+#define DDSM_REGION_GET		0x1	/* read the model at @gaddr */
+
+/**
+ * struct ddsm_region_arg - a region's persistency model (DDSM_IOC_REGION)
+ * @gaddr:	in: unit aligned global address
+ * @len:	in: bytes, unit multiple, not 0 (set); ignored by a get
+ * @model:	in (set) / out (get): enum ddsm_model
+ * @flags:	in: 0 to set, DDSM_REGION_GET to get
+ * @nr_backups:	in: must be 0 (backup homes are not built yet)
+ * @reserved:	in: must be 0
+ *
+ * A region's model governs how the units of the range homed on this node
+ * are made durable; each node keeps its own table on its pmem, so set the
+ * same regions on every node.  Set a region before any unit of it is
+ * touched on this node; the table keeps at most 64 regions and survives
+ * restarts (setting the same region again is accepted).  Errors: ENODEV
+ * without pmem=; EINVAL for flags, alignment, zero length, an unknown
+ * model or backups; ERANGE outside the space; EOPNOTSUPP for a model not
+ * built yet; EEXIST overlapping another region; EBUSY when a unit of the
+ * range was touched here already; ENOSPC when the table is full; EIO when
+ * the media failed.  A get returns the model of the region holding
+ * @gaddr, or the default (module parameter pmem_model).
+ */
+struct ddsm_region_arg {
+	__u64 gaddr;
+	__u64 len;
+	__u32 model;
+	__u32 flags;
+	__u32 nr_backups;
+	__u32 reserved;
+};
+
 #define DDSM_IOC_MAGIC	0xDD
 #define DDSM_IOC_STATUS	_IOR(DDSM_IOC_MAGIC, 0x01, struct ddsm_status)
 #define DDSM_IOC_PEER	_IOWR(DDSM_IOC_MAGIC, 0x02, struct ddsm_peer_info)
@@ -282,5 +323,6 @@ struct ddsm_persist_arg {
 #define DDSM_IOC_CONFIGURE _IOW(DDSM_IOC_MAGIC, 0x04, struct ddsm_config)
 #define DDSM_IOC_PMEM_STATUS _IOR(DDSM_IOC_MAGIC, 0x05, struct ddsm_pmem_status)
 #define DDSM_IOC_PERSIST _IOW(DDSM_IOC_MAGIC, 0x06, struct ddsm_persist_arg)
+#define DDSM_IOC_REGION	_IOWR(DDSM_IOC_MAGIC, 0x07, struct ddsm_region_arg)
 
 #endif /* _UAPI_LINUX_DDSM_H */
