@@ -149,6 +149,9 @@ int ddsm_barrier(struct ddsm_node *n, u64 gaddr, u64 len)
 	for (unit = first; unit < end; unit++) {
 		u32 home = ddsm_unit_home(&n->space, unit);
 
+		/* A whole 64 GiB space is 16M units to look at. */
+		if (!(unit & 1023))
+			cond_resched();
 		if (home == n->space.node_id ||
 		    READ_ONCE(ddsm_cache_line(&n->cache, unit)->state) !=
 		    DDSM_C_M)
@@ -164,8 +167,6 @@ int ddsm_barrier(struct ddsm_node *n, u64 gaddr, u64 len)
 			continue;
 		}
 		sent++;
-		if (!(sent & 63))
-			cond_resched();
 	}
 	/* The units homed here, meanwhile. */
 	ret = ddsm_persist_range(n, gaddr, len);
