@@ -43,7 +43,8 @@ static void usage(FILE *f)
 		"                 whole space) homed here durable on pmem\n"
 		"  region GADDR [LEN MODEL]\n"
 		"                 the persistency model at GADDR, or set the\n"
-		"                 range's model (eventual, scope) on this node\n"
+		"                 range's model (sync, strict, read_enf,\n"
+		"                 eventual, scope) on this node\n"
 		"  wait [--timeout S]\n"
 		"                 block until every configured peer is up (default\n"
 		"                 60 s); exit 1 naming the peers that are not\n"
@@ -112,6 +113,8 @@ static int print_pmem(struct ddsm *d, const char *dev)
 	C(barriers);
 	C(persist_sent);
 	C(persist_served);
+	C(durable_grants);
+	C(durable_errors);
 #undef C
 	return 0;
 }

@@ -151,6 +151,27 @@ int ddsm_persist(struct ddsm *d, uint64_t gaddr, uint64_t len)
 	return ioctl(d->fd, DDSM_IOC_PERSIST, &a) < 0 ? -1 : 0;
 }
 
+int ddsm_write_durable(struct ddsm *d, void *dst, uint64_t gaddr,
+		       const void *src, size_t len)
+{
+	struct ddsm_persist_arg a;
+	uint64_t first, end;
+
+	if (!d || !dst || !src || !len || gaddr + len < gaddr) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(dst, src, len);
+	first = gaddr / DDSM_UNIT_SIZE * DDSM_UNIT_SIZE;
+	end = (gaddr + len + DDSM_UNIT_SIZE - 1) / DDSM_UNIT_SIZE *
+	      DDSM_UNIT_SIZE;
+	memset(&a, 0, sizeof(a));
+	a.gaddr = first;
+	a.len = end - first;
+	a.flags = DDSM_PERSIST_ALL;
+	return ioctl(d->fd, DDSM_IOC_PERSIST, &a) < 0 ? -1 : 0;
+}
+
 int ddsm_region_set_model(struct ddsm *d, uint64_t gaddr, uint64_t len,
 			  uint32_t model)
 {

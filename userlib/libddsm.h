@@ -147,10 +147,28 @@ int ddsm_pmem_status(struct ddsm *d, struct ddsm_pmem_status *ps);
 int ddsm_persist(struct ddsm *d, uint64_t gaddr, uint64_t len);
 
 /**
+ * ddsm_write_durable() - store @len bytes and return once they are durable
+ * @d:		open handle
+ * @dst:	where @gaddr is mapped in this process (writable)
+ * @gaddr:	global address of the first byte
+ * @src, @len:	the bytes (@len not 0)
+ *
+ * The write of the Synchronous and Strict models: copies @src to @dst,
+ * then makes every unit the bytes touch durable at its home
+ * (DDSM_IOC_PERSIST with DDSM_PERSIST_ALL), also one another node took
+ * meanwhile.  In Synchronous and Strict regions a 0 return means the
+ * bytes (or a newer write over them) survive any crash; elsewhere it is a
+ * store plus a Scope barrier.  Return: 0, or -1 with errno as for
+ * ddsm_persist() (a failure leaves the bytes stored but maybe not
+ * durable).
+ */
+int ddsm_write_durable(struct ddsm *d, void *dst, uint64_t gaddr,
+		       const void *src, size_t len);
+
+/**
  * ddsm_region_set_model() - a region's persistency model (DDSM_IOC_REGION)
  * @gaddr, @len: unit aligned range, @len not 0
- * @model:	enum ddsm_model: DDSM_MODEL_EVENTUAL or DDSM_MODEL_SCOPE (the
- *		others are not built yet: EOPNOTSUPP)
+ * @model:	enum ddsm_model (docs/persistency.md)
  *
  * Governs the units of the range homed on this node: set the same regions
  * on every node, before the range is touched.  Return: 0, or -1 with

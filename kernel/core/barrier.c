@@ -15,18 +15,24 @@
  * Not covered: a unit this node wrote and lost to another writer before
  * the barrier.  Its newest data, this node's stores included, is then in
  * the other node's copy and becomes durable when that copy goes home
- * (docs/persistency.md).
+ * (docs/persistency.md).  Except with DDSM_PERSIST_ALL in the models whose
+ * transfers write the data back home (Read-Enforced, Synchronous,
+ * Strict): the writeback is ahead of the PERSIST on the same connection,
+ * or the home had it before, so the home's image holds this node's stores.
  */
 #define pr_fmt(fmt) "ddsm: " fmt
 
 #include <linux/slab.h>
 #include "ddsm.h"
 
+/*
+ * Work for the home's persist pass: a PERSIST to answer, or a grant that
+ * goes once its unit is durable (DDSM_ACT_SEND_DURABLE).
+ */
 struct persist_req {
 	struct list_head link;
-	u64 unit;
-	u32 seq;
-	u16 requester;
+	struct ddsm_msg reply;
+	bool grant;
 };
 
 static void send_persist_msg(struct ddsm_node *n, u8 type, u64 unit,
@@ -53,14 +59,22 @@ static void send_persist_msg(struct ddsm_node *n, u8 type, u64 unit,
 		*ret = r;
 }
 
-/* Home side: answer every PERSIST queued so far, after one persist pass. */
+/*
+ * Home side: after one persist pass, answer every PERSIST queued so far
+ * and send every grant that waited for it.  A grant goes even when the
+ * media failed (coherence does not wait on a broken NVDIMM); the failure
+ * is logged and counted.
+ */
 static void serve_persists(struct work_struct *w)
 {
 	struct ddsm_barrier *b = container_of(w, struct ddsm_barrier, work);
 	struct ddsm_node *n = container_of(b, struct ddsm_node, barrier);
 	struct persist_req *req, *tmp;
-	u64 lo = U64_MAX, hi = 0;
+	struct ddsm_action buf[1];
+	struct ddsm_actions acts;
+	u64 lo = U64_MAX, hi = 0, *units;
 	LIST_HEAD(reqs);
+	u32 nr = 0;
 	int err;
 	u8 why;
 
@@ -70,21 +84,74 @@ static void serve_persists(struct work_struct *w)
 	if (list_empty(&reqs))
 		return;
 	list_for_each_entry(req, &reqs, link) {
-		lo = min(lo, req->unit);
-		hi = max(hi, req->unit);
+		lo = min(lo, req->reply.unit);
+		hi = max(hi, req->reply.unit);
+		nr++;
 	}
-	/* One pass over the span: dirty units of no request cost no harm. */
-	err = ddsm_persist_range(n, ddsm_unit_gaddr(lo),
-				 ddsm_unit_gaddr(hi - lo + 1));
+	/*
+	 * The units asked for, in batches; without memory for the list, one
+	 * pass over their span (dirty units of no request cost only time).
+	 */
+	units = kmalloc_array(nr, sizeof(*units), GFP_KERNEL);
+	if (units) {
+		nr = 0;
+		list_for_each_entry(req, &reqs, link)
+			units[nr++] = req->reply.unit;
+		err = ddsm_persist_units(n, units, nr);
+		kfree(units);
+	} else {
+		err = ddsm_persist_range(n, ddsm_unit_gaddr(lo),
+					 ddsm_unit_gaddr(hi - lo + 1));
+	}
 	why = err == -ENODEV ? ENODEV : err ? EIO : 0;
 	list_for_each_entry_safe(req, tmp, &reqs, link) {
-		send_persist_msg(n, DDSM_MSG_PERSIST_ACK, req->unit,
-				 req->requester, req->requester, req->seq, why,
-				 NULL);
+		if (!req->grant) {
+			req->reply.err = why;
+		} else if (why) {
+			atomic64_inc(&n->stats.durable_errors);
+			pr_err_ratelimited("unit %llu granted to node %u before it was durable: %d\n",
+					   req->reply.unit, req->reply.dst,
+					   err);
+		}
+		ddsm_actions_init(&acts, buf, ARRAY_SIZE(buf));
+		ddsm_act_send(&acts, &req->reply);
+		ddsm_run_actions(n, &acts, NULL);
 		list_del(&req->link);
 		kfree(req);
 	}
 	atomic64_inc(&n->stats.persist_served);
+}
+
+static void queue_persist(struct ddsm_node *n, struct persist_req *req)
+{
+	struct ddsm_barrier *b = &n->barrier;
+
+	spin_lock(&b->lock);
+	list_add_tail(&req->link, &b->reqs);
+	spin_unlock(&b->lock);
+	queue_work(system_unbound_wq, &b->work);
+}
+
+void ddsm_send_durable(struct ddsm_node *n, const struct ddsm_msg *m)
+{
+	struct ddsm_action buf[1];
+	struct ddsm_actions acts;
+	struct persist_req *req;
+
+	req = kmalloc(sizeof(*req), GFP_KERNEL);
+	if (req) {
+		req->reply = *m;
+		req->grant = true;
+		queue_persist(n, req);
+		return;
+	}
+	/* As for a failed media: late durability beats a stuck unit. */
+	atomic64_inc(&n->stats.durable_errors);
+	pr_err_ratelimited("unit %llu granted to node %u before it was durable: -ENOMEM\n",
+			   m->unit, m->dst);
+	ddsm_actions_init(&acts, buf, ARRAY_SIZE(buf));
+	ddsm_act_send(&acts, m);
+	ddsm_run_actions(n, &acts, NULL);
 }
 
 static void barrier_acked(struct ddsm_node *n, const struct ddsm_msg *m)
@@ -102,7 +169,6 @@ static void barrier_acked(struct ddsm_node *n, const struct ddsm_msg *m)
 
 void ddsm_barrier_rx(struct ddsm_node *n, const struct ddsm_msg *m)
 {
-	struct ddsm_barrier *b = &n->barrier;
 	struct persist_req *req;
 
 	if (m->type == DDSM_MSG_PERSIST_ACK) {
@@ -116,16 +182,38 @@ void ddsm_barrier_rx(struct ddsm_node *n, const struct ddsm_msg *m)
 				 NULL);
 		return;
 	}
-	req->unit = m->unit;
-	req->seq = m->seq;
-	req->requester = m->requester;
-	spin_lock(&b->lock);
-	list_add_tail(&req->link, &b->reqs);
-	spin_unlock(&b->lock);
-	queue_work(system_unbound_wq, &b->work);
+	req->reply = (struct ddsm_msg){
+		.type = DDSM_MSG_PERSIST_ACK,
+		.src = (u16)n->space.node_id,
+		.dst = m->requester,
+		.requester = m->requester,
+		.seq = m->seq,
+		.unit = m->unit,
+	};
+	req->grant = false;
+	queue_persist(n, req);
 }
 
-int ddsm_barrier(struct ddsm_node *n, u64 gaddr, u64 len)
+/*
+ * DDSM_PERSIST_ALL, a unit not held dirty here: what this node sent its
+ * home about it must be ahead of the PERSIST.  An eviction on its way is
+ * in once its EVICT_ACK is; a writeback the receive path sent for a FETCH
+ * is out once the receive path lets go of rx_lock, under which it handled
+ * the FETCH and sent the writeback.
+ */
+static void settle_unit(struct ddsm_node *n, u64 unit, unsigned int ms)
+{
+	struct ddsm_cline *l = ddsm_cache_line(&n->cache, unit);
+
+	wait_event_timeout(*ddsm_cl_wait(n, unit),
+			   READ_ONCE(l->state) != DDSM_C_MI_A &&
+			   READ_ONCE(l->state) != DDSM_C_SI_A,
+			   msecs_to_jiffies(ms));
+	mutex_lock(&n->rx_lock);
+	mutex_unlock(&n->rx_lock);
+}
+
+int ddsm_barrier(struct ddsm_node *n, u64 gaddr, u64 len, u32 flags)
 {
 	struct ddsm_barrier *b = &n->barrier;
 	unsigned int timeout_ms = ddsm_fault_timeout_ms();
@@ -152,12 +240,22 @@ int ddsm_barrier(struct ddsm_node *n, u64 gaddr, u64 len)
 		/* A whole 64 GiB space is 16M units to look at. */
 		if (!(unit & 1023))
 			cond_resched();
-		if (home == n->space.node_id ||
-		    READ_ONCE(ddsm_cache_line(&n->cache, unit)->state) !=
-		    DDSM_C_M)
+		if (home == n->space.node_id)
 			continue;
-		if (!ddsm_evict(n, unit, false))
+		/*
+		 * A dirty copy goes home first; with DDSM_PERSIST_ALL a unit
+		 * not held (any more) is persisted at home all the same.
+		 */
+		if (READ_ONCE(ddsm_cache_line(&n->cache, unit)->state) ==
+		    DDSM_C_M) {
+			if (!ddsm_evict(n, unit, false) &&
+			    !(flags & DDSM_PERSIST_ALL))
+				continue;
+		} else if (flags & DDSM_PERSIST_ALL) {
+			settle_unit(n, unit, timeout_ms);
+		} else {
 			continue;
+		}
 		atomic_inc(&b->pending);
 		send_persist_msg(n, DDSM_MSG_PERSIST, unit, home,
 				 n->space.node_id, seq, 0, &ret);

@@ -96,6 +96,7 @@ struct ddsm_stats {
 	atomic64_t graces;
 	atomic64_t barriers;		/* Scope barriers run here */
 	atomic64_t persist_sent;	/* PERSISTs this node's barriers sent */
+	atomic64_t durable_errors;	/* gated grants sent though not durable */
 	atomic64_t persist_served;	/* passes that answered PERSISTs */
 	atomic64_t drops[DDSM_MSG_VERDICT_NR];
 };
@@ -231,8 +232,10 @@ void ddsm_hold_for_write(struct ddsm_node *n, u64 unit,
 void ddsm_barrier_init(struct ddsm_node *n);
 void ddsm_barrier_stop(struct ddsm_node *n);
 void ddsm_barrier_rx(struct ddsm_node *n, const struct ddsm_msg *m);
+/* Send @m once its unit's home image is durable (DDSM_ACT_SEND_DURABLE). */
+void ddsm_send_durable(struct ddsm_node *n, const struct ddsm_msg *m);
 /* What this node wrote in [gaddr, gaddr + len) durable at its homes. */
-int ddsm_barrier(struct ddsm_node *n, u64 gaddr, u64 len);
+int ddsm_barrier(struct ddsm_node *n, u64 gaddr, u64 len, u32 flags);
 
 /* core/key.c */
 int ddsm_key_load(struct ddsm_params *p, const char *path);

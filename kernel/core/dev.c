@@ -207,7 +207,8 @@ static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case DDSM_IOC_PERSIST:
 		ret = ddsm_check_persist_arg(&u.pa, &n->space);
 		if (!ret)
-			ret = ddsm_barrier(n, u.pa.gaddr, u.pa.len);
+			ret = ddsm_barrier(n, u.pa.gaddr, u.pa.len,
+					   u.pa.flags);
 		break;
 	default:
 		ret = ioctl_home(n, &u.q);
@@ -239,7 +240,7 @@ static int ddsm_fsync(struct file *file, loff_t start, loff_t end,
 		return 0;
 	}
 	end = min_t(u64, end, size - 1);
-	ret = ddsm_barrier(n, start, end - start + 1);
+	ret = ddsm_barrier(n, start, end - start + 1, 0);
 	up_read(&n->cfg_sem);
 	return ret == -ENODEV ? 0 : ret;
 }

@@ -44,7 +44,7 @@ static int check_unit_range(const struct ddsm_space *s, u64 gaddr, u64 len)
 int ddsm_check_persist_arg(const struct ddsm_persist_arg *a,
 			   const struct ddsm_space *s)
 {
-	if (a->flags || a->reserved)
+	if ((a->flags & ~DDSM_PERSIST_ALL) || a->reserved)
 		return -EINVAL;
 	return check_unit_range(s, a->gaddr, a->len);
 }

@@ -18,6 +18,7 @@
 #include <linux/string.h>
 #include <linux/debugfs.h>
 #include "ddsm.h"
+#include "../pmem/layout.h"
 
 #define DDSM_FS_MAGIC		0x6464736d	/* "ddsm" */
 
@@ -151,11 +152,11 @@ MODULE_PARM_DESC(pmem, "Block device of a DAX pmem namespace (e.g. /dev/pmem0) t
 module_param(pmem_format, bool, 0444);
 MODULE_PARM_DESC(pmem_format, "Format the pmem namespace even if it holds data (default off: only a new, zeroed one is formatted)");
 module_param(pmem_model, charp, 0444);
-MODULE_PARM_DESC(pmem_model, "Persistency model of ranges in no region: eventual (default) or scope (see DDSM_IOC_REGION)");
+MODULE_PARM_DESC(pmem_model, "Persistency model of ranges in no region: sync, strict, read_enf, eventual (default) or scope (see DDSM_IOC_REGION)");
 module_param(pmem_check, bool, 0444);
 MODULE_PARM_DESC(pmem_check, "Test only: pmem stores go to a DRAM copy and only flushed and fenced lines reach the media; debugfs ddsm/pmem_crash simulates a power failure (default off)");
 module_param(pmem_flush_ms, uint, 0444);
-MODULE_PARM_DESC(pmem_flush_ms, "A unit written at home is durable on pmem within about this long (default 100, 1..60000)");
+MODULE_PARM_DESC(pmem_flush_ms, "A unit written at home is durable on pmem within about this long (default 100, 1..3600000)");
 module_param(cluster_id, ullong, 0444);
 MODULE_PARM_DESC(cluster_id, "Identity of the cluster a pmem namespace belongs to (default 0: derived from size, nodes, port and home_policy)");
 module_param(inject, bool, 0444);
@@ -250,8 +251,8 @@ static int __init ddsm_init(void)
 		pr_err("rdma_frames=%u: must be 1..512\n", rdma_frames);
 		return -EINVAL;
 	}
-	if (!pmem_flush_ms || pmem_flush_ms > 60000) {
-		pr_err("pmem_flush_ms=%u: must be 1..60000\n", pmem_flush_ms);
+	if (!pmem_flush_ms || pmem_flush_ms > 3600000) {
+		pr_err("pmem_flush_ms=%u: must be 1..3600000\n", pmem_flush_ms);
 		return -EINVAL;
 	}
 	n = kzalloc(sizeof(*n), GFP_KERNEL);
@@ -279,16 +280,13 @@ static int __init ddsm_init(void)
 	n->params.pmem_path = pmem;
 	n->params.pmem_format = pmem_format;
 	n->params.pmem_check = pmem_check;
-	if (sysfs_streq(pmem_model, "eventual")) {
-		n->params.pmem_model = DDSM_MODEL_EVENTUAL;
-	} else if (sysfs_streq(pmem_model, "scope")) {
-		n->params.pmem_model = DDSM_MODEL_SCOPE;
-	} else {
-		pr_err("pmem_model=%s: expected eventual or scope (the others are not built yet)\n",
+	ret = ddsm_pm_model_parse(pmem_model);
+	if (ret < 0) {
+		pr_err("pmem_model=%s: expected sync, strict, read_enf, eventual or scope\n",
 		       pmem_model);
-		ret = -EINVAL;
 		goto err_free;
 	}
+	n->params.pmem_model = ret;
 	n->params.pmem_flush_ms = pmem_flush_ms;
 	n->params.cluster_id = cluster_id;
 	ddsm_node_init_locks(n);

@@ -14,9 +14,9 @@
  * The copies are then made durable in batches through the redo log
  * (pmem/store.c), outside every protocol lock.
  *
- * Lock order: p->lock -> cl_lock.  Nothing that holds a line lock or
- * rx_lock waits for p->lock: marking a unit dirty is a bit and a work
- * item.
+ * Lock order: p->lock -> rx_lock, p->lock -> cl_lock.  Nothing that
+ * holds a line lock or rx_lock waits for p->lock: marking a unit dirty is
+ * a bit and a work item.
  */
 #define pr_fmt(fmt) "ddsm: " fmt
 
@@ -86,6 +86,45 @@ static u32 model_of(const struct ddsm_persist *p, u64 unit)
 	return p->default_model;
 }
 
+/* What a model asks of the directory (kernel/proto/dir.h). */
+static u8 dir_flags_of(u32 model)
+{
+	switch (model) {
+	case DDSM_PM_SYNC:
+	case DDSM_PM_READ_ENF:
+		return DDSM_DIR_P_WB | DDSM_DIR_P_GATE;
+	case DDSM_PM_STRICT:
+		return DDSM_DIR_P_WB;
+	default:
+		return 0;
+	}
+}
+
+static u64 unit_of_slot(void *ctx, u64 slot);
+
+/*
+ * Tell the directory each homed unit's model.  Regions are set before
+ * their units are first touched, so no event is running on a unit whose
+ * flags change; rx_lock orders the change with the receive path all the
+ * same.  The caller holds p->lock.
+ */
+static void apply_models(struct ddsm_persist *p)
+{
+	struct ddsm_node *n = p->n;
+	u64 idx;
+
+	for (idx = 0; idx < p->nr_home; idx++) {
+		u64 unit = unit_of_slot(n, idx);
+		u8 flags = dir_flags_of(model_of(p, unit));
+
+		mutex_lock(&n->rx_lock);
+		ddsm_dir_set_persist(&n->dir, unit, flags);
+		mutex_unlock(&n->rx_lock);
+		if (!(idx & 1023))
+			cond_resched();
+	}
+}
+
 static u64 unit_of_slot(void *ctx, u64 slot)
 {
 	struct ddsm_node *n = ctx;
@@ -131,15 +170,39 @@ static bool take_image(struct ddsm_persist *p, u64 idx, u64 unit, void *buf)
 }
 
 /*
+ * Make the @k images in p->bounce durable; on failure their units are
+ * dirty again.  The caller holds p->lock.
+ */
+static int commit_batch(struct ddsm_persist *p, const u64 *units,
+			const u64 *idxs, u32 k)
+{
+	const void *data[DDSM_PSTORE_BATCH_MAX];
+	u32 i;
+	int err;
+
+	for (i = 0; i < k; i++)
+		data[i] = p->bounce + (size_t)i * PAGE_SIZE;
+	err = ddsm_pstore_persist(&p->ps, units, data, k, NULL);
+	if (err) {
+		atomic64_inc(&p->errors);
+		pr_err_ratelimited("pmem %s: persisting %u units failed: %d\n",
+				   p->dev.name, k, err);
+		for (i = 0; i < k; i++)
+			set_bit(idxs[i], p->dirty);
+	}
+	return err;
+}
+
+/*
  * Make durable the dirty units homed here whose home index is in
- * [@from, @to), at most @max of them; returns how many were taken, or a
+ * [@from, @to) and whose number is in [@first, @last], at most @max of
+ * them; returns how many were taken, or a
  * negative errno when the media failed (those units are dirty again).
  * @background (the flusher) leaves the units of Scope regions dirty.
  */
 static long persist_some(struct ddsm_persist *p, u64 from, u64 to, u64 max,
-			 u64 *resume, bool background)
+			 u64 *resume, bool background, u64 first, u64 last)
 {
-	const void *data[DDSM_PSTORE_BATCH_MAX];
 	u64 units[DDSM_PSTORE_BATCH_MAX];
 	u64 idxs[DDSM_PSTORE_BATCH_MAX];
 	u64 idx = from, done = 0;
@@ -151,7 +214,7 @@ static long persist_some(struct ddsm_persist *p, u64 from, u64 to, u64 max,
 		return -EIO;
 	}
 	while (done < max) {
-		u32 k = 0, i;
+		u32 k = 0;
 		int err;
 
 		while (k < DDSM_PSTORE_BATCH_MAX && done + k < max) {
@@ -161,6 +224,11 @@ static long persist_some(struct ddsm_persist *p, u64 from, u64 to, u64 max,
 			if (idx >= to)
 				break;
 			unit = unit_of_slot(p->n, idx);
+			/* A barrier's range: exactly its units, no others. */
+			if (unit < first || unit > last) {
+				idx++;
+				continue;
+			}
 			/* Scope: durable at barriers and unload only. */
 			if (background &&
 			    model_of(p, unit) == DDSM_PM_SCOPE) {
@@ -171,20 +239,14 @@ static long persist_some(struct ddsm_persist *p, u64 from, u64 to, u64 max,
 				       p->bounce + (size_t)k * PAGE_SIZE)) {
 				units[k] = unit;
 				idxs[k] = idx;
-				data[k] = p->bounce + (size_t)k * PAGE_SIZE;
 				k++;
 			}
 			idx++;
 		}
 		if (!k)
 			break;
-		err = ddsm_pstore_persist(&p->ps, units, data, k, NULL);
+		err = commit_batch(p, units, idxs, k);
 		if (err) {
-			atomic64_inc(&p->errors);
-			pr_err_ratelimited("pmem %s: persisting %u units failed: %d\n",
-					   p->dev.name, k, err);
-			for (i = 0; i < k; i++)
-				set_bit(idxs[i], p->dirty);
 			ret = err;
 			break;
 		}
@@ -206,10 +268,10 @@ static void flusher(struct work_struct *w)
 
 	/* From where the last run stopped to the end, then from the start. */
 	ret = persist_some(p, from, p->nr_home, DDSM_PERSIST_RUN, &resume,
-			   true);
+			   true, 0, U64_MAX);
 	if (ret >= 0 && ret < DDSM_PERSIST_RUN && from) {
 		more = persist_some(p, 0, from, DDSM_PERSIST_RUN - ret,
-				    &resume, true);
+				    &resume, true, 0, U64_MAX);
 		ret = more < 0 ? more : ret + more;
 	}
 	p->next = resume >= p->nr_home ? 0 : resume;
@@ -268,8 +330,48 @@ int ddsm_persist_range(struct ddsm_node *n, u64 gaddr, u64 len)
 		from = first / n->space.nr_nodes;
 		to = min(last / n->space.nr_nodes + 1, p->nr_home);
 	}
-	ret = persist_some(p, from, to, U64_MAX, NULL, false);
+	ret = persist_some(p, from, to, U64_MAX, NULL, false, first, last);
 	return ret < 0 ? -EIO : 0;
+}
+
+int ddsm_persist_units(struct ddsm_node *n, const u64 *list, u32 nr)
+{
+	struct ddsm_persist *p = n->persist;
+	u64 units[DDSM_PSTORE_BATCH_MAX];
+	u64 idxs[DDSM_PSTORE_BATCH_MAX];
+	u32 i, k = 0;
+	int err = 0;
+
+	if (!p)
+		return -ENODEV;
+	mutex_lock(&p->lock);
+	if (p->crashed) {
+		mutex_unlock(&p->lock);
+		return -EIO;
+	}
+	for (i = 0; i < nr && !err; i++) {
+		u64 unit = list[i], idx;
+
+		if (ddsm_unit_home(&n->space, unit) != n->space.node_id)
+			continue;
+		idx = ddsm_unit_home_index(&n->space, unit);
+		if (idx >= p->nr_home || !test_bit(idx, p->dirty))
+			continue;
+		if (take_image(p, idx, unit,
+			       p->bounce + (size_t)k * PAGE_SIZE)) {
+			units[k] = unit;
+			idxs[k] = idx;
+			k++;
+		}
+		if (k == DDSM_PSTORE_BATCH_MAX) {
+			err = commit_batch(p, units, idxs, k);
+			k = 0;
+		}
+	}
+	if (k && !err)
+		err = commit_batch(p, units, idxs, k);
+	mutex_unlock(&p->lock);
+	return err ? -EIO : 0;
 }
 
 static u64 cluster_id_of(const struct ddsm_node *n,
@@ -336,12 +438,6 @@ int ddsm_persist_region(struct ddsm_node *n, struct ddsm_region_arg *a)
 		a->model = model_of(p, ddsm_gaddr_unit(a->gaddr));
 		goto out;
 	}
-	if (a->model != DDSM_PM_EVENTUAL && a->model != DDSM_PM_SCOPE) {
-		pr_info_ratelimited("region model %s is not built yet\n",
-				    ddsm_pm_model_name(a->model));
-		ret = -EOPNOTSUPP;
-		goto out;
-	}
 	for (i = 0; i < DDSM_PM_REGIONS; i++) {
 		const struct ddsm_pm_region *e = &p->regions[i];
 
@@ -372,6 +468,7 @@ int ddsm_persist_region(struct ddsm_node *n, struct ddsm_region_arg *a)
 		goto out;
 	}
 	p->regions[free] = r;
+	apply_models(p);
 	pr_info("pmem %s: region [%#llx, %#llx) is %s\n", p->dev.name,
 		r.start, r.start + r.len, ddsm_pm_model_name(r.model));
 out:
@@ -570,6 +667,7 @@ int ddsm_persist_mount(struct ddsm_node *n, const struct sockaddr_in *addrs)
 		st->replay.applied, st->replay.obsolete, st->replay.torn,
 		st->units_torn ? ", TORN UNITS" : "");
 	load_regions(p);
+	apply_models(p);
 	n->persist = p;
 	ret = load_units(p);
 	if (ret) {
@@ -597,7 +695,7 @@ void ddsm_persist_unmount(struct ddsm_node *n)
 		return;
 	WRITE_ONCE(p->stopping, true);
 	cancel_delayed_work_sync(&p->work);
-	ret = persist_some(p, 0, p->nr_home, U64_MAX, NULL, false);
+	ret = persist_some(p, 0, p->nr_home, U64_MAX, NULL, false, 0, U64_MAX);
 	if (p->crashed)
 		pr_warn("pmem %s: unloaded after a simulated power failure: left as it was\n",
 			p->dev.name);
@@ -647,5 +745,9 @@ void ddsm_persist_status(struct ddsm_node *n, struct ddsm_pmem_status *s)
 	s->barriers = atomic64_read(&n->stats.barriers);
 	s->persist_sent = atomic64_read(&n->stats.persist_sent);
 	s->persist_served = atomic64_read(&n->stats.persist_served);
+	s->durable_errors = atomic64_read(&n->stats.durable_errors);
+	mutex_lock(&n->rx_lock);
+	s->durable_grants = n->dir.stats.durable_grants;
+	mutex_unlock(&n->rx_lock);
 	strscpy(s->device, p->dev.name, sizeof(s->device));
 }

@@ -22,6 +22,11 @@ bool ddsm_persist_tracks(struct ddsm_node *n, u64 unit);
 void ddsm_persist_dirty(struct ddsm_node *n, u64 unit);
 /* Make the units of [gaddr, gaddr + len) homed here durable now. */
 int ddsm_persist_range(struct ddsm_node *n, u64 gaddr, u64 len);
+/*
+ * Make the @nr units of @units homed here durable now (others, and units
+ * not dirty, are skipped); units may repeat.
+ */
+int ddsm_persist_units(struct ddsm_node *n, const u64 *units, u32 nr);
 /* DDSM_IOC_REGION, its argument checked (ddsm_check_region_arg). */
 int ddsm_persist_region(struct ddsm_node *n, struct ddsm_region_arg *a);
 void ddsm_persist_status(struct ddsm_node *n, struct ddsm_pmem_status *s);

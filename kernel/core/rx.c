@@ -117,6 +117,9 @@ int ddsm_run_actions(struct ddsm_node *n, struct ddsm_actions *acts,
 		case DDSM_ACT_HOLD:
 			ddsm_hold_start(n, a->unit);
 			break;
+		case DDSM_ACT_SEND_DURABLE:
+			ddsm_send_durable(n, &a->msg);
+			break;
 		}
 	}
 	return err;

@@ -277,6 +277,21 @@ const char *ddsm_pm_model_name(u32 model)
 	return model < DDSM_PM_MODEL_NR ? model_names[model] : "?";
 }
 
+int ddsm_pm_model_parse(const char *name)
+{
+	size_t len = strlen(name);
+	u32 i;
+
+	/* A module parameter may end with a newline (sysfs_streq's rule). */
+	if (len && name[len - 1] == '\n')
+		len--;
+	for (i = 0; i < DDSM_PM_MODEL_NR; i++)
+		if (strlen(model_names[i]) == len &&
+		    !strncmp(name, model_names[i], len))
+			return i;
+	return -EINVAL;
+}
+
 void ddsm_pm_region_encode(const struct ddsm_pm_region *r, void *ent)
 {
 	struct ddsm_pm_region_wire *w = ent;

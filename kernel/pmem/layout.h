@@ -238,6 +238,8 @@ enum ddsm_pm_model {
 };
 
 const char *ddsm_pm_model_name(u32 model);
+/* The model named @name (as ddsm_pm_model_name), or -EINVAL. */
+int ddsm_pm_model_parse(const char *name);
 
 #define DDSM_PM_REGION_FLAGS	0x0U	/* none defined in version 1 */
 

@@ -19,6 +19,11 @@ enum ddsm_act_type {
 	DDSM_ACT_WAKE,		/* the event on @unit ended: wake its waiters */
 	DDSM_ACT_FREE_FRAME,	/* this node no longer caches @unit */
 	DDSM_ACT_HOLD,		/* @unit's UNLOCK waits for ddsm_cache_release */
+	/*
+	 * Send @msg once @unit's home image is durable: a grant of a unit
+	 * whose model lets nobody see a version before it is on pmem.
+	 */
+	DDSM_ACT_SEND_DURABLE,
 };
 
 struct ddsm_action {
@@ -69,6 +74,16 @@ static inline void ddsm_act_send(struct ddsm_actions *acts,
 				 const struct ddsm_msg *m)
 {
 	struct ddsm_action *act = ddsm_act_add(acts, DDSM_ACT_SEND, m->unit);
+
+	if (act)
+		act->msg = *m;
+}
+
+static inline void ddsm_act_send_durable(struct ddsm_actions *acts,
+					 const struct ddsm_msg *m)
+{
+	struct ddsm_action *act = ddsm_act_add(acts, DDSM_ACT_SEND_DURABLE,
+					       m->unit);
 
 	if (act)
 		act->msg = *m;

@@ -373,7 +373,7 @@ static int handle_fetch(struct ddsm_cache *c, struct ddsm_cline *l,
 		ack_requester(c, m, 0, acts);
 		return -EPROTO;
 	}
-	if (!inv)
+	if (!inv || (m->flags & DDSM_MF_WB))
 		writeback(c, m, acts);
 	ack_requester(c, m, clean ? DDSM_MF_DATA | DDSM_MF_CLEAN : DDSM_MF_DATA,
 		      acts);

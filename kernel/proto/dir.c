@@ -38,9 +38,9 @@ const struct ddsm_dir_entry *ddsm_dir_entry(const struct ddsm_dir *d,
 	return entry_of(d, unit);
 }
 
-static void reply(struct ddsm_dir *d, const struct ddsm_msg *req, u8 type,
-		  u8 flags, u16 acks, u8 state, u64 others,
-		  struct ddsm_actions *acts)
+static void reply_msg(struct ddsm_dir *d, const struct ddsm_msg *req,
+		      u8 type, u8 flags, u16 acks, u8 state, u64 others,
+		      struct ddsm_msg *out)
 {
 	struct ddsm_msg m = {
 		.type = type,
@@ -55,7 +55,7 @@ static void reply(struct ddsm_dir *d, const struct ddsm_msg *req, u8 type,
 		.unit = req->unit,
 	};
 
-	ddsm_act_send(acts, &m);
+	*out = m;
 }
 
 static void nack(struct ddsm_dir *d, const struct ddsm_msg *req, u8 err,
@@ -73,6 +73,63 @@ static void nack(struct ddsm_dir *d, const struct ddsm_msg *req, u8 err,
 
 	d->stats.nacked++;
 	ddsm_act_send(acts, &m);
+}
+
+static void reply(struct ddsm_dir *d, const struct ddsm_msg *req, u8 type,
+		  u8 flags, u16 acks, u8 state, u64 others,
+		  struct ddsm_actions *acts)
+{
+	struct ddsm_msg m;
+
+	reply_msg(d, req, type, flags, acks, state, others, &m);
+	ddsm_act_send(acts, &m);
+}
+
+/*
+ * Home's grant.  A GATE unit's grant goes once home's image is durable;
+ * one that fetches from an owner (@e in M) waits for the owner's
+ * writeback first (handle_writeback sends it).
+ */
+static void grant_reply(struct ddsm_dir *d, struct ddsm_dir_entry *e,
+			const struct ddsm_msg *req, u8 flags, u16 acks,
+			u64 others, struct ddsm_actions *acts)
+{
+	struct ddsm_msg m;
+
+	if (!(e->persist & DDSM_DIR_P_GATE)) {
+		reply(d, req, DDSM_MSG_ACK, flags, acks, e->state, others,
+		      acts);
+		return;
+	}
+	if (e->state == DDSM_G_M) {
+		e->gdefer = 1;
+		e->gflags = flags;
+		return;
+	}
+	reply_msg(d, req, DDSM_MSG_ACK, flags, acks, e->state, others, &m);
+	d->stats.durable_grants++;
+	ddsm_act_send_durable(acts, &m);
+}
+
+/* The deferred grant of the write-locked event (see grant_reply). */
+static void send_deferred_grant(struct ddsm_dir *d, struct ddsm_dir_entry *e,
+				u64 unit, bool durable,
+				struct ddsm_actions *acts)
+{
+	struct ddsm_msg req = {
+		.requester = e->wholder, .seq = e->wseq, .unit = unit,
+	};
+	struct ddsm_msg m;
+
+	e->gdefer = 0;
+	reply_msg(d, &req, DDSM_MSG_ACK, e->gflags, 2, DDSM_G_M,
+		  NODE_BIT(e->owner), &m);
+	if (durable) {
+		d->stats.durable_grants++;
+		ddsm_act_send_durable(acts, &m);
+	} else {
+		ddsm_act_send(acts, &m);
+	}
 }
 
 /* Send @type to @node on behalf of the requester of @req. */
@@ -119,6 +176,31 @@ static void write_lock(struct ddsm_dir_entry *e, const struct ddsm_msg *m)
 	e->unlock_seen = 0;
 }
 
+/*
+ * Take the unit from its owner for the write-locked event of @m.  A WB
+ * unit's owner writes the data back to home too, and the event ends only
+ * once it is in.
+ */
+static void fetch_inv(struct ddsm_dir *d, struct ddsm_dir_entry *e,
+		      const struct ddsm_msg *m, struct ddsm_actions *acts)
+{
+	struct ddsm_msg f = {
+		.type = DDSM_MSG_FETCH_INV,
+		.src = (u16)d->space->node_id,
+		.dst = e->owner,
+		.requester = m->requester,
+		.acks = 2,
+		.seq = m->seq,
+		.unit = m->unit,
+	};
+
+	if (e->persist & DDSM_DIR_P_WB) {
+		f.flags = DDSM_MF_WB;
+		e->wb_pending = 1;
+	}
+	ddsm_act_send(acts, &f);
+}
+
 static void grant_read(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 		       const struct ddsm_msg *m, struct ddsm_actions *acts)
 {
@@ -127,9 +209,8 @@ static void grant_read(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 		write_lock(e, m);
 		e->wtype = DDSM_MSG_WRITE_MISS;
 		d->stats.excl_reads++;
-		forward(d, m, DDSM_MSG_FETCH_INV, e->owner, 2, acts);
-		reply(d, m, DDSM_MSG_ACK, DDSM_MF_EXCL, 2, e->state,
-		      NODE_BIT(e->owner), acts);
+		fetch_inv(d, e, m, acts);
+		grant_reply(d, e, m, DDSM_MF_EXCL, 2, NODE_BIT(e->owner), acts);
 		return;
 	}
 	if (e->state == DDSM_G_M) {
@@ -137,12 +218,11 @@ static void grant_read(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 		write_lock(e, m);
 		e->wb_pending = 1;
 		forward(d, m, DDSM_MSG_FETCH, e->owner, 2, acts);
-		reply(d, m, DDSM_MSG_ACK, 0, 2, e->state, NODE_BIT(e->owner),
-		      acts);
+		grant_reply(d, e, m, 0, 2, NODE_BIT(e->owner), acts);
 		return;
 	}
 	e->rlocks |= NODE_BIT(m->requester);
-	reply(d, m, DDSM_MSG_ACK, DDSM_MF_DATA, 1, e->state, 0, acts);
+	grant_reply(d, e, m, DDSM_MF_DATA, 1, 0, acts);
 }
 
 static void invalidate_sharers(struct ddsm_dir *d, const struct ddsm_msg *m,
@@ -173,9 +253,8 @@ static void grant_write(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 		e->migratory = 1;
 	write_lock(e, m);
 	if (e->state == DDSM_G_M) {
-		forward(d, m, DDSM_MSG_FETCH_INV, e->owner, 2, acts);
-		reply(d, m, DDSM_MSG_ACK, 0, 2, e->state, NODE_BIT(e->owner),
-		      acts);
+		fetch_inv(d, e, m, acts);
+		grant_reply(d, e, m, 0, 2, NODE_BIT(e->owner), acts);
 		return;
 	}
 	invalidate_sharers(d, m, others, acks, acts);
@@ -184,10 +263,9 @@ static void grant_write(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 	 * invalidated while it waited in the queue has become a write miss.
 	 */
 	if (m->type == DDSM_MSG_WRITE_SHARED && (e->copyset & rbit))
-		reply(d, m, DDSM_MSG_ACK, 0, acks, e->state, others, acts);
+		grant_reply(d, e, m, 0, acks, others, acts);
 	else
-		reply(d, m, DDSM_MSG_ACK, DDSM_MF_DATA, acks, e->state, others,
-		      acts);
+		grant_reply(d, e, m, DDSM_MF_DATA, acks, others, acts);
 }
 
 /* The only current copy of @e's unit may be with @node, declared dead. */
@@ -362,6 +440,7 @@ static void write_unlock(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 	e->wlocked = 0;
 	e->wb_pending = 0;
 	e->unlock_seen = 0;
+	e->gdefer = 0;
 	drain(d, e, acts);
 }
 
@@ -408,6 +487,9 @@ static int handle_writeback(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 	}
 	ddsm_act_add(acts, DDSM_ACT_STORE, m->unit);
 	e->wb_pending = 0;
+	/* The version the requester gets is home's now: persist, then grant. */
+	if (e->gdefer)
+		send_deferred_grant(d, e, m->unit, true, acts);
 	if (e->unlock_seen)
 		write_unlock(d, e, acts);
 	return 0;
@@ -441,15 +523,23 @@ static void purge_queue(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 }
 
 static void entry_node_dead(struct ddsm_dir *d, struct ddsm_dir_entry *e,
-			    u32 node, struct ddsm_actions *acts)
+			    u64 unit, u32 node, struct ddsm_actions *acts)
 {
 	u64 bit = NODE_BIT(node);
 
 	purge_queue(d, e, node);
 	e->rlocks &= ~bit;
+	if (e->wlocked && e->wholder == node)
+		e->gdefer = 0;	/* nobody to grant to */
 	if (e->copyset & bit) {
 		if (e->state == DDSM_G_M) {
-			/* Its dirty copy was the only current one. */
+			/*
+			 * Its dirty copy was the only current one.  A grant
+			 * that waited for its writeback goes now, naming it,
+			 * so the requester fails as it would have without.
+			 */
+			if (e->gdefer)
+				send_deferred_grant(d, e, unit, false, acts);
 			mark_lost(d, e, node);
 			e->copyset = 0;
 			e->state = DDSM_G_U;
@@ -490,7 +580,15 @@ void ddsm_dir_reclaim(struct ddsm_dir *d, u64 unit, u32 node,
 	struct ddsm_dir_entry *e = entry_of(d, unit);
 
 	if (e && node < DDSM_PROTO_MAX_NODES)
-		entry_node_dead(d, e, node, acts);
+		entry_node_dead(d, e, unit, node, acts);
+}
+
+void ddsm_dir_set_persist(struct ddsm_dir *d, u64 unit, u8 flags)
+{
+	struct ddsm_dir_entry *e = entry_of(d, unit);
+
+	if (e)
+		e->persist = flags & (DDSM_DIR_P_WB | DDSM_DIR_P_GATE);
 }
 
 void ddsm_dir_forget(struct ddsm_dir *d, u64 unit, u32 node)

@@ -26,6 +26,17 @@
  * a read miss plus an upgrade.  The guess costs time, never coherence: an
  * exclusive copy handed on before its holder wrote it (DDSM_MF_CLEAN on
  * the next UNLOCK) unmarks the unit, and readers share it again.
+ *
+ * Persistency (issue 12, docs/persistency.md): a unit whose model persists
+ * every transfer (DDSM_DIR_P_WB: Read-Enforced, Synchronous, Strict) has
+ * its owner write the data back to home on FETCH_INV too, so home memory,
+ * and from it pmem, holds every version that leaves a node.  A unit whose
+ * model lets nobody see a version before it is durable (DDSM_DIR_P_GATE:
+ * Read-Enforced, Synchronous) gets its grants through
+ * DDSM_ACT_SEND_DURABLE, and a grant that fetches from an owner waits for
+ * the owner's writeback: the requester, which cannot use the unit before
+ * home's grant, sees only versions already on pmem.  MINOS's rule that
+ * reads wait for persistency, with home as the one place that persists.
  */
 #ifndef DDSM_PROTO_DIR_H
 #define DDSM_PROTO_DIR_H
@@ -49,7 +60,13 @@ struct ddsm_dir_entry {
 	u8 unlock_ok;	/* the write-lock holder's UNLOCK reported success */
 	u8 lost_from;	/* lost with this node + 1, which may bring it back */
 	u8 migratory;	/* reads in M are granted exclusively */
+	u8 persist;	/* DDSM_DIR_P_*: what the unit's model asks */
+	u8 gdefer;	/* GATE: the grant waits for the owner's writeback */
+	u8 gflags;	/* ... and carries these flags */
 };
+
+#define DDSM_DIR_P_WB	0x01	/* transfers from an owner write back to home */
+#define DDSM_DIR_P_GATE	0x02	/* grants wait until home's image is durable */
 
 struct ddsm_dir_wait {
 	struct ddsm_msg msg;
@@ -65,6 +82,7 @@ struct ddsm_dir_stats {
 	u64 lost;		/* units whose only current copy died */
 	u64 restored;		/* lost units a returning node brought back */
 	u64 excl_reads;		/* READ_MISSes granted M (migratory) */
+	u64 durable_grants;	/* grants sent once the unit was durable */
 };
 
 struct ddsm_dir {
@@ -122,6 +140,13 @@ void ddsm_dir_node_up(struct ddsm_dir *d, u32 node);
  * for one unit: from then on it is lost for good (EIO).
  */
 void ddsm_dir_forget(struct ddsm_dir *d, u64 unit, u32 node);
+
+/*
+ * What @unit's persistency model asks of the directory (DDSM_DIR_P_*).
+ * Set before the unit is first granted; 0 (the default) is today's
+ * protocol.
+ */
+void ddsm_dir_set_persist(struct ddsm_dir *d, u64 unit, u8 flags);
 
 /* The entry of a unit homed here, or NULL. */
 const struct ddsm_dir_entry *ddsm_dir_entry(const struct ddsm_dir *d,

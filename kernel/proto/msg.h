@@ -27,7 +27,7 @@ enum ddsm_msg_type {
 	DDSM_MSG_EVICT_SHARED,	/* drop a clean copy */
 	DDSM_MSG_EVICT_MODIFIED,/* drop a dirty copy, carries the data */
 	DDSM_MSG_UNLOCK,	/* requester finished its event */
-	DDSM_MSG_WRITEBACK,	/* old owner's data for home on M -> S */
+	DDSM_MSG_WRITEBACK,	/* old owner's data for home: M -> S, FETCH_INV+WB */
 	DDSM_MSG_INV,		/* home -> sharer: drop your copy, ACK requester */
 	DDSM_MSG_FETCH,		/* home -> owner: send data, write back, keep S */
 	DDSM_MSG_FETCH_INV,	/* home -> owner: send data, drop your copy */
@@ -55,8 +55,14 @@ enum ddsm_msg_type {
  */
 #define DDSM_MF_EXCL	0x04
 #define DDSM_MF_CLEAN	0x08
+/*
+ * WB on a FETCH_INV: write the data back to home as well as to the
+ * requester.  Units whose persistency model makes every transfer durable
+ * (Read-Enforced, Synchronous, Strict) need the data at home to persist it.
+ */
+#define DDSM_MF_WB	0x10
 #define DDSM_MF_ALL	(DDSM_MF_DATA | DDSM_MF_GRANT | DDSM_MF_EXCL | \
-			 DDSM_MF_CLEAN)
+			 DDSM_MF_CLEAN | DDSM_MF_WB)
 
 /* Global states, as kept by the directory and reported in messages. */
 enum ddsm_gstate {

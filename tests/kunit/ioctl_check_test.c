@@ -164,8 +164,10 @@ static void check_persist_rejects(struct kunit *test)
 
 	memset(&a, 0, sizeof(a));
 	a.len = UNIT;
-	a.flags = 1;
+	a.flags = DDSM_PERSIST_ALL << 1;
 	KUNIT_EXPECT_EQ(test, ddsm_check_persist_arg(&a, s), -EINVAL);
+	a.flags = DDSM_PERSIST_ALL;
+	KUNIT_EXPECT_EQ(test, ddsm_check_persist_arg(&a, s), 0);
 	a.flags = 0;
 	a.reserved = 1;
 	KUNIT_EXPECT_EQ(test, ddsm_check_persist_arg(&a, s), -EINVAL);

@@ -117,6 +117,10 @@ static void msg_rejects_bad_flags(struct kunit *test)
 
 	m.flags = 0x80;
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FLAGS, roundtrip(c, &m, 2));
+	/* WB belongs on a FETCH_INV only. */
+	m.flags = DDSM_MF_WB;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FLAGS, roundtrip(c, &m, 2));
+	m.flags = 0;
 	/* A request never carries data... */
 	m.flags = DDSM_MF_DATA;
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FLAGS, roundtrip(c, &m, 2));

@@ -51,6 +51,8 @@ struct sim {
 	struct sim_chan ch[SIM_NODES][SIM_NODES];
 	struct ddsm_action abuf[DDSM_MAX_ACTIONS];
 	u64 truth[SIM_UNITS];	/* value of the last store to each unit */
+	u64 durable[SIM_UNITS];	/* value on the home's pmem */
+	u32 persists;		/* SEND_DURABLEs: persist, then send */
 	u32 sent[DDSM_MSG_NR];
 	u32 alive;		/* bitmask of nodes not killed */
 	u32 to_dead;		/* sends to a dead node (vanished or refused) */
@@ -116,6 +118,12 @@ static inline void run_actions(struct sim *s, u32 node, struct ddsm_actions *act
 		struct sim_chan *c;
 
 		switch (a->type) {
+		case DDSM_ACT_SEND_DURABLE:
+			/* The home frame goes to pmem before the grant leaves. */
+			KUNIT_ASSERT_EQ(s->test, home(s, a->unit), node);
+			s->durable[a->unit] = n->frame[a->unit];
+			s->persists++;
+			fallthrough;
 		case DDSM_ACT_SEND:
 			KUNIT_ASSERT_EQ(s->test, (u32)a->msg.src, node);
 			KUNIT_ASSERT_LT(s->test, (u32)a->msg.dst, s->nodes);

@@ -21,7 +21,15 @@
 #      calls no barrier; the VM is killed once the flusher is idle
 #   7  recovered: the regions are still there; the Eventual half holds
 #      phase 6's stores (the flusher made them durable), the Scope half
-#      does not (only a barrier would have)
+#      does not (only a barrier would have); unload
+#   8  with the flusher off (pmem_flush_ms=3600000): Read-Enforced,
+#      Synchronous, Strict and Eventual regions; each node writes units
+#      homed on the next one, the node after reads them
+#      (ddsm-test-pgate); the VM is killed
+#   9  recovered: the Read-Enforced quarter (read by another node), the
+#      Synchronous one (durable writes) and the Strict one (durable-write
+#      barrier after a reader took the unit) are there; the Eventual one,
+#      which nothing promised, is not
 # Nothing but the writers' barriers (and, in phases 1 and 3, the unload)
 # makes anything durable in this test: no node reads the pattern back in
 # the boot that wrote it, and no ddsmctl persist runs.
@@ -59,6 +67,8 @@ phase() {
 	5) expect=recovered prev=4444 next=0 unload=1 ;;
 	6) expect=clean prev=0 next=0 unload=0 ;;
 	7) expect=recovered prev=0 next=0 unload=1 ;;
+	8) expect=clean prev=0 next=0 unload=0 ARGS="$ARGS pmem_flush_ms=3600000" ;;
+	9) expect=recovered prev=0 next=0 unload=1 ;;
 	*) echo "Bail out! phase $PHASE"; exit 1 ;;
 	esac
 }
@@ -80,8 +90,6 @@ regions() {
 		check "the same region again is accepted" $CTL region $S $HALF scope
 		check "an overlapping region is refused (EEXIST)" \
 			ctl_fails "File exists" region 0x440000 $HALF eventual
-		check "read_enf is refused, not built yet (EOPNOTSUPP)" \
-			ctl_fails "not supported" region 0x600000 $HALF read_enf
 		# Unit ME is homed here and was loaded from pmem at insmod.
 		check "a touched range is refused (EBUSY)" \
 			ctl_fails "busy" region $((ME * 4096)) 0x1000 scope
@@ -103,6 +111,28 @@ regions() {
 			test "$(pm dirty)" -gt 0
 	else
 		run "ddsm-test-pmodel check 0 6666" 120 $TESTS/ddsm-test-pmodel check 0 6666
+	fi
+}
+
+# Phases 8 and 9: four quarters of 256 KiB from 6M, one model each.
+GATE_MODELS="read_enf sync strict eventual"
+gate_regions() {
+	local q=0 m
+	for m in $GATE_MODELS; do
+		[ "$1" = 8 ] && check "region [$((6 * 1024 + q * 256))K, +256K) $m" \
+			$CTL region $((0x600000 + q * 0x40000)) 0x40000 $m
+		check "region at $((6 * 1024 + q * 256))K reads $m" \
+			test "$($CTL region $((0x600000 + q * 0x40000)))" = $m
+		q=$((q + 1))
+	done
+	if [ "$1" = 8 ]; then
+		run "ddsm-test-pgate write 8888" 120 $TESTS/ddsm-test-pgate write 8888
+		check "grants waited for pmem (pmem_durable_grants $(pm durable_grants), errors $(pm durable_errors))" \
+			test "$(pm durable_grants)" -gt 0 -a "$(pm durable_errors)" = 0
+		check "the flusher is off: units stay dirty (pmem_dirty $(pm dirty))" \
+			test "$(pm dirty)" -gt 0
+	else
+		run "ddsm-test-pgate check 8888" 120 $TESTS/ddsm-test-pgate check 8888
 	fi
 }
 
@@ -133,7 +163,9 @@ run_phase() {
 		bash -c "$CTL status | grep -q 'persist-domain checker on'"
 	check "no torn unit (pmem_units_torn $(pm units_torn))" test "$(pm units_torn)" = 0
 
-	if [ "$PHASE" -ge 6 ]; then
+	if [ "$PHASE" -ge 8 ]; then
+		gate_regions "$PHASE"
+	elif [ "$PHASE" -ge 6 ]; then
 		regions "$PHASE"
 	else
 		run "ddsm-test-pmem phase $PHASE" 300 $TESTS/ddsm-test-pmem "$PHASE" "$prev" "$next"

@@ -220,6 +220,9 @@ struct ddsm_config {
  * @barriers:	out: Scope barriers run on this node (DDSM_IOC_PERSIST, msync)
  * @persist_sent: out: PERSIST messages they sent to other homes
  * @persist_served: out: passes that answered PERSISTs from other nodes
+ * @durable_grants: out: grants of Read-Enforced and Synchronous units this
+ *		home sent only once the unit was durable
+ * @durable_errors: out: ... of which went though the media failed (logged)
  * @device:	out: the namespace's device name, NUL terminated
  */
 struct ddsm_pmem_status {
@@ -244,6 +247,8 @@ struct ddsm_pmem_status {
 	__u64 barriers;
 	__u64 persist_sent;
 	__u64 persist_served;
+	__u64 durable_grants;
+	__u64 durable_errors;
 	char device[32];
 };
 
@@ -256,14 +261,18 @@ struct ddsm_pmem_status {
  * struct ddsm_persist_arg - make a range durable (DDSM_IOC_PERSIST)
  * @gaddr:	in: global address, unit aligned
  * @len:	in: bytes, a multiple of the unit size, not 0
- * @flags:	in: must be 0
+ * @flags:	in: 0 or DDSM_PERSIST_ALL
  * @reserved:	in: must be 0
  *
  * The Scope barrier: returns once what this node wrote in the range
  * before the call is durable at the units' homes.  Units homed elsewhere
  * that this node holds dirty are written back to their homes (and leave
  * this node's cache), which persist them and answer; units homed here are
- * persisted locally.  ENODEV: this node or a home runs without pmem=;
+ * persisted locally.  DDSM_PERSIST_ALL asks every home of the range to
+ * persist, also for units this node no longer holds: in a Synchronous or
+ * Strict region, where every transfer writes the data back home, that
+ * covers a write whose unit another node took before the call (the
+ * durable write, ddsm_write_durable()).  ENODEV: this node or a home runs without pmem=;
  * ERANGE outside the space; EIO when a home's media failed; ETIMEDOUT when
  * a home did not answer within fault_timeout_ms; EHOSTDOWN when it was
  * unreachable.
@@ -275,11 +284,13 @@ struct ddsm_persist_arg {
 	__u32 reserved;
 };
 
+#define DDSM_PERSIST_ALL	0x1	/* every unit of the range, held or not */
+
 /* Persistency models of a region (MINOS); the values are on the media. */
 enum ddsm_model {
-	DDSM_MODEL_SYNC		= 0,	/* Synchronous (not built yet) */
-	DDSM_MODEL_STRICT	= 1,	/* Strict (not built yet) */
-	DDSM_MODEL_READ_ENF	= 2,	/* Read-Enforced (not built yet) */
+	DDSM_MODEL_SYNC		= 0,	/* Read-Enforced + durable writes */
+	DDSM_MODEL_STRICT	= 1,	/* durable writes, reads not held back */
+	DDSM_MODEL_READ_ENF	= 2,	/* durable before another node gets it */
 	DDSM_MODEL_EVENTUAL	= 3,	/* the home persists within pmem_flush_ms */
 	DDSM_MODEL_SCOPE	= 4,	/* durable at Scope barriers and unload only */
 };
