@@ -259,6 +259,13 @@ static void settle_dead(struct ddsm_cache *c, struct ddsm_cline *l, u64 unit,
 static int handle_ack(struct ddsm_cache *c, struct ddsm_cline *l,
 		      const struct ddsm_msg *m, struct ddsm_actions *acts)
 {
+	/*
+	 * The event failed before home granted it (a NACK, or home died):
+	 * an owner's data for it may still arrive, and is of no use.
+	 */
+	if (m->seq == l->seq && !waiting_for_acks(l->state) && l->err &&
+	    !l->granted && !(m->flags & DDSM_MF_GRANT))
+		return 0;
 	if (m->seq != l->seq || !waiting_for_acks(l->state))
 		goto bad;
 	if (l->acks_need && l->acks_need != m->acks)
@@ -415,7 +422,13 @@ static int handle_nack(struct ddsm_cache *c, struct ddsm_cline *l,
 			    dirty ? DDSM_MF_DATA : 0, l->state, acts);
 		return 0;
 	}
-	if (m->seq != l->seq || !waiting_for_acks(l->state) || l->acks_got) {
+	/*
+	 * Home refuses instead of granting, so never after its grant.  Other
+	 * ACKs may be in: a Read-Enforced unit's owner sends its data before
+	 * home grants, and home refuses if the owner dies before its
+	 * writeback made that data durable.
+	 */
+	if (m->seq != l->seq || !waiting_for_acks(l->state) || l->granted) {
 		c->stats.proto_errors++;
 		return -EPROTO;
 	}

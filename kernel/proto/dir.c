@@ -86,9 +86,12 @@ static void reply(struct ddsm_dir *d, const struct ddsm_msg *req, u8 type,
 }
 
 /*
- * Home's grant.  A GATE unit's grant goes once home's image is durable;
- * one that fetches from an owner (@e in M) waits for the owner's
- * writeback first (handle_writeback sends it).
+ * Home's grant.  One that fetches from an owner (@e in M) of a WB unit
+ * waits for the owner's writeback (handle_writeback sends it): were the
+ * requester granted M first, it could evict the unit before the
+ * writeback is in, and its EVICT_MODIFIED, queued behind the write lock,
+ * would come to be served with no data.  A GATE unit's grant goes once
+ * home's image is durable.
  */
 static void grant_reply(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 			const struct ddsm_msg *req, u8 flags, u16 acks,
@@ -96,14 +99,14 @@ static void grant_reply(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 {
 	struct ddsm_msg m;
 
+	if (e->state == DDSM_G_M && (e->persist & DDSM_DIR_P_WB)) {
+		e->gdefer = 1;
+		e->gflags = flags;
+		return;
+	}
 	if (!(e->persist & DDSM_DIR_P_GATE)) {
 		reply(d, req, DDSM_MSG_ACK, flags, acks, e->state, others,
 		      acts);
-		return;
-	}
-	if (e->state == DDSM_G_M) {
-		e->gdefer = 1;
-		e->gflags = flags;
 		return;
 	}
 	reply_msg(d, req, DDSM_MSG_ACK, flags, acks, e->state, others, &m);
@@ -423,10 +426,12 @@ static void write_unlock(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 		e->lost_from = 0;
 	} else {
 		/* A failed write: every other copy was already taken. */
-		if (e->state == DDSM_G_M) {
+		if (e->state == DDSM_G_M && !(e->persist & DDSM_DIR_P_WB)) {
 			/*
 			 * Taken from an owner (FETCH_INV) whose data never
-			 * reached the requester: it died with the owner.
+			 * reached the requester: it died with the owner.  A WB
+			 * owner's data came home (the write lock waited for it,
+			 * or the owner's death marked the unit lost).
 			 */
 			mark_lost(d, e, e->owner);
 		}
@@ -489,7 +494,8 @@ static int handle_writeback(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 	e->wb_pending = 0;
 	/* The version the requester gets is home's now: persist, then grant. */
 	if (e->gdefer)
-		send_deferred_grant(d, e, m->unit, true, acts);
+		send_deferred_grant(d, e, m->unit,
+				    e->persist & DDSM_DIR_P_GATE, acts);
 	if (e->unlock_seen)
 		write_unlock(d, e, acts);
 	return 0;
@@ -522,25 +528,49 @@ static void purge_queue(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 	}
 }
 
+/*
+ * The owner the write-locked event fetches from died before its writeback
+ * came home.  A GATE unit's requester may hold the owner's data already,
+ * which is not durable and never will be: refuse the event (the unit is
+ * lost) and finish it on the requester's behalf.  Otherwise the grant
+ * goes, naming the owner, and the requester fails or keeps the data as
+ * without a deferred grant.
+ */
+static void owner_died_before_writeback(struct ddsm_dir *d,
+					struct ddsm_dir_entry *e, u64 unit,
+					struct ddsm_actions *acts)
+{
+	struct ddsm_msg req = {
+		.requester = e->wholder, .seq = e->wseq, .unit = unit,
+	};
+
+	if (!(e->persist & DDSM_DIR_P_GATE)) {
+		send_deferred_grant(d, e, unit, false, acts);
+		return;
+	}
+	e->gdefer = 0;
+	nack(d, &req, e->lost_from ? EAGAIN : EIO, acts);
+	e->unlock_seen = 1;
+	e->unlock_ok = 0;
+}
+
 static void entry_node_dead(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 			    u64 unit, u32 node, struct ddsm_actions *acts)
 {
 	u64 bit = NODE_BIT(node);
+	/* Its grant never left: it cannot have written. */
+	bool never_granted = e->wlocked && e->wholder == node && e->gdefer;
 
 	purge_queue(d, e, node);
 	e->rlocks &= ~bit;
-	if (e->wlocked && e->wholder == node)
+	if (never_granted)
 		e->gdefer = 0;	/* nobody to grant to */
 	if (e->copyset & bit) {
 		if (e->state == DDSM_G_M) {
-			/*
-			 * Its dirty copy was the only current one.  A grant
-			 * that waited for its writeback goes now, naming it,
-			 * so the requester fails as it would have without.
-			 */
-			if (e->gdefer)
-				send_deferred_grant(d, e, unit, false, acts);
+			/* Its dirty copy was the only current one. */
 			mark_lost(d, e, node);
+			if (e->gdefer)
+				owner_died_before_writeback(d, e, unit, acts);
 			e->copyset = 0;
 			e->state = DDSM_G_U;
 			/* A pending writeback from it will never come. */
@@ -552,7 +582,7 @@ static void entry_node_dead(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 		}
 	}
 	if (e->wlocked && e->wholder == node && !e->unlock_seen) {
-		if (e->wtype != DDSM_MSG_READ_MISS) {
+		if (e->wtype != DDSM_MSG_READ_MISS && !never_granted) {
 			/* It may have written before dying: nobody can tell. */
 			mark_lost(d, e, node);
 			e->wb_pending = 0;

@@ -30,7 +30,8 @@
  * Persistency (issue 12, docs/persistency.md): a unit whose model persists
  * every transfer (DDSM_DIR_P_WB: Read-Enforced, Synchronous, Strict) has
  * its owner write the data back to home on FETCH_INV too, so home memory,
- * and from it pmem, holds every version that leaves a node.  A unit whose
+ * and from it pmem, holds every version that leaves a node; the grant of
+ * such a transfer waits for that writeback.  A unit whose
  * model lets nobody see a version before it is durable (DDSM_DIR_P_GATE:
  * Read-Enforced, Synchronous) gets its grants through
  * DDSM_ACT_SEND_DURABLE, and a grant that fetches from an owner waits for

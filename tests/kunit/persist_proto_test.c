@@ -160,30 +160,69 @@ static void persist_default_is_plain(struct kunit *test)
 }
 
 /*
- * The owner dies before its writeback: the deferred grant goes at once
- * and the requester fails as without a gate (the only copy died).
+ * The owner dies before its writeback: the only copy of the last store
+ * died with it, and what it may have sent the requester is not durable,
+ * so home refuses the event (EIO: the unit is lost) instead of granting.
+ * @delivered: the owner's data reached the requester first.
  */
-static void persist_gate_owner_dies(struct kunit *test)
+static void owner_dies(struct kunit *test, bool write, bool delivered)
 {
 	struct sim *s = persist_sim(test, P_GATED);
 	u32 i;
 
 	sim_store(s, 1, 0, 5);
-	KUNIT_EXPECT_EQ(test, DDSM_FAULT_WAIT, sim_fault(s, 2, 0, true));
-	KUNIT_ASSERT_TRUE(test, sim_deliver(s, 2, 0));	/* WRITE_MISS */
-	KUNIT_EXPECT_EQ(test, 1U, s->sent[DDSM_MSG_FETCH_INV]);
+	KUNIT_EXPECT_EQ(test, DDSM_FAULT_WAIT, sim_fault(s, 2, 0, write));
+	KUNIT_ASSERT_TRUE(test, sim_deliver(s, 2, 0));	/* the miss */
+	KUNIT_EXPECT_EQ(test, 1U, s->sent[write ? DDSM_MSG_FETCH_INV :
+					      DDSM_MSG_FETCH]);
 	KUNIT_EXPECT_EQ(test, 1U, (u32)dentry(s, 0)->gdefer);
+	if (delivered) {
+		KUNIT_ASSERT_TRUE(test, sim_deliver(s, 0, 1));	/* FETCH* */
+		KUNIT_ASSERT_TRUE(test, sim_deliver(s, 1, 2));	/* its data */
+		KUNIT_EXPECT_TRUE(test, sim_line(s, 2, 0)->have_data);
+	}
 	sim_kill(s, 1);
 	sim_detect(s, 0, 1);
 	KUNIT_EXPECT_EQ(test, 0U, (u32)dentry(s, 0)->gdefer);
+	KUNIT_EXPECT_EQ(test, 1U, s->sent[DDSM_MSG_NACK]);
 	sim_detect(s, 2, 1);
 	sim_run(s);
 	KUNIT_EXPECT_EQ(test, (u8)DDSM_C_I, cstate(s, 2, 0));
-	KUNIT_EXPECT_EQ(test, (u8)EHOSTDOWN, sim_line(s, 2, 0)->err);
+	KUNIT_EXPECT_EQ(test, (u8)EIO, sim_line(s, 2, 0)->err);
 	KUNIT_EXPECT_EQ(test, 1U, (u32)dentry(s, 0)->lost);
 	KUNIT_EXPECT_EQ(test, 0U, (u32)dentry(s, 0)->wlocked);
 	for (i = 0; i < s->nodes; i++)
 		KUNIT_EXPECT_EQ(test, s->n[i].errors, 0);
+}
+
+static void persist_gate_owner_dies(struct kunit *test)
+{
+	owner_dies(test, true, false);
+}
+
+static void persist_gate_owner_dies_after_data(struct kunit *test)
+{
+	owner_dies(test, false, true);
+	owner_dies(test, true, true);
+}
+
+/* The requester dies before its deferred grant: the unit is not lost. */
+static void persist_gate_requester_dies(struct kunit *test)
+{
+	struct sim *s = persist_sim(test, P_GATED);
+
+	sim_store(s, 1, 0, 5);
+	KUNIT_EXPECT_EQ(test, DDSM_FAULT_WAIT, sim_fault(s, 2, 0, true));
+	KUNIT_ASSERT_TRUE(test, sim_deliver(s, 2, 0));	/* WRITE_MISS */
+	sim_kill(s, 2);
+	sim_detect(s, 0, 2);
+	sim_detect(s, 1, 2);
+	sim_run(s);			/* FETCH_INV, then the writeback */
+	KUNIT_EXPECT_EQ(test, 0U, (u32)dentry(s, 0)->lost);
+	KUNIT_EXPECT_EQ(test, 0U, (u32)dentry(s, 0)->wlocked);
+	KUNIT_EXPECT_EQ(test, (u8)DDSM_G_U, dentry(s, 0)->state);
+	KUNIT_EXPECT_EQ(test, 5ULL, s->n[0].frame[0]);
+	KUNIT_EXPECT_EQ(test, 5ULL, sim_load(s, 1, 0));
 }
 
 static struct kunit_case persist_proto_cases[] = {
@@ -193,6 +232,8 @@ static struct kunit_case persist_proto_cases[] = {
 	KUNIT_CASE(persist_strict_writes_back),
 	KUNIT_CASE(persist_default_is_plain),
 	KUNIT_CASE(persist_gate_owner_dies),
+	KUNIT_CASE(persist_gate_owner_dies_after_data),
+	KUNIT_CASE(persist_gate_requester_dies),
 	{}
 };
 

@@ -492,9 +492,11 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: explore [-c NxU[:P]]... [-P pool] [-C chancap] [-m maxstates]\n"
 		"               [-d deaths] [-k nodes] [--plant NAME]\n"
-		"               [-M] [--raw] [--tap] [-q]\n"
+		"               [-M] [--persist MODEL] [--raw] [--tap] [-q]\n"
 		"  NAME: skip-inv early-unlock no-writeback forget-lost late-store\n"
-		"        excl-keeps-copy\n");
+		"        excl-keeps-copy skip-gate no-wb\n"
+		"  MODEL: read_enf or sync (writeback + gated grants), strict\n"
+		"         (writeback), eventual or scope (the plain protocol)\n");
 	exit(2);
 }
 
@@ -505,6 +507,8 @@ int main(int argc, char **argv)
 	u64 max_states = 20000000;
 	int plant = DEFAULT_PLANT, i, status = 0;
 	bool raw = false, pool_set = false, no_migratory = false;
+	const char *persist = NULL;
+	u8 pflags = 0;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -534,6 +538,14 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--plant") && i + 1 < argc) {
 			plant = plant_by_name(argv[++i]);
 			if (plant < 0)
+				usage();
+		} else if (!strcmp(a, "--persist") && i + 1 < argc) {
+			persist = argv[++i];
+			if (!strcmp(persist, "read_enf") || !strcmp(persist, "sync"))
+				pflags = DDSM_DIR_P_WB | DDSM_DIR_P_GATE;
+			else if (!strcmp(persist, "strict"))
+				pflags = DDSM_DIR_P_WB;
+			else if (strcmp(persist, "eventual") && strcmp(persist, "scope"))
 				usage();
 		} else if (!strcmp(a, "-M"))
 			no_migratory = true;
@@ -579,6 +591,7 @@ int main(int argc, char **argv)
 		cfg.plant = plant;
 		cfg.raw = raw;
 		cfg.no_migratory = no_migratory;
+		cfg.persist = pflags;
 		cfg.max_states = max_states;
 		if (small_pool)
 			snprintf(name, sizeof(name), "%ux%u pool=%u%s", nn, nu,
@@ -588,6 +601,10 @@ int main(int argc, char **argv)
 		if (no_migratory)
 			strncat(name, " no-migratory",
 				sizeof(name) - strlen(name) - 1);
+		if (persist) {
+			strncat(name, " ", sizeof(name) - strlen(name) - 1);
+			strncat(name, persist, sizeof(name) - strlen(name) - 1);
+		}
 		cfg.name = name;
 		if (plant && !quiet)
 			printf("%s: planted bug \"%s\"\n", name, plant_name(plant));

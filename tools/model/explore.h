@@ -29,6 +29,8 @@ enum plant {
 	BUG_FORGET_LOST,	/* home never keeps a unit lost after a death */
 	BUG_LATE_STORE,		/* a line turns readable before its data is in */
 	BUG_EXCL_KEEPS_COPY,	/* an exclusive read leaves the owner a copy */
+	BUG_SKIP_GATE,		/* a gated grant leaves before home persists */
+	BUG_NO_WB,		/* an owner ignores WB on FETCH_INV */
 	BUG_NR,
 };
 
@@ -42,6 +44,7 @@ struct config {
 	int plant;
 	bool raw;		/* no dead-field canonicalisation */
 	bool no_migratory;	/* homes never grant a read exclusively */
+	u8 persist;		/* DDSM_DIR_P_* of every unit (a model's rules) */
 	u64 max_states;		/* explorer bound */
 };
 
@@ -71,7 +74,12 @@ struct world {
 	u8 alive;			/* bitmask of live nodes */
 	u8 deaths;			/* node deaths so far */
 	u8 plant_used;			/* a one-shot planted bug has fired */
+	/* Persistence: bit u set iff u's home pmem holds its last store. */
+	u8 durable;
+	u8 writer[MAXU];		/* node of the last store, NO_WRITER */
 };
+
+#define NO_WRITER	0xff
 
 /* Events: one step of the search. */
 enum ev_kind {

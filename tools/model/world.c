@@ -59,6 +59,8 @@ static const char *const plant_names[BUG_NR] = {
 	[BUG_FORGET_LOST] = "forget-lost",
 	[BUG_LATE_STORE] = "late-store",
 	[BUG_EXCL_KEEPS_COPY] = "excl-keeps-copy",
+	[BUG_SKIP_GATE] = "skip-gate",
+	[BUG_NO_WB] = "no-wb",
 };
 
 const char *plant_name(int p)
@@ -224,9 +226,16 @@ void world_init(struct world *w)
 		n->dir.migrate = !cfg.no_migratory;
 		ddsm_cache_init(&n->cache, &n->space, n->lines);
 	}
-	/* The initial contents (zero) are the unit's "last write". */
-	for (u = 0; u < cfg.units; u++)
+	/*
+	 * The initial contents (zero) are the unit's "last write", and what
+	 * an empty pmem gives back.
+	 */
+	for (u = 0; u < cfg.units; u++) {
 		w->n[home_of(w, u)].frame[u] = 1;
+		ddsm_dir_set_persist(&w->n[home_of(w, u)].dir, u, cfg.persist);
+		w->writer[u] = NO_WRITER;
+	}
+	w->durable = (u8)((1u << cfg.units) - 1);
 	w->alive = (u8)((1u << cfg.nodes) - 1);
 }
 
@@ -250,6 +259,8 @@ void world_copy(struct world *dst, const struct world *src)
 	dst->alive = src->alive;
 	dst->deaths = src->deaths;
 	dst->plant_used = src->plant_used;
+	dst->durable = src->durable;
+	memcpy(dst->writer, src->writer, sizeof(dst->writer));
 	world_fixup(dst);
 }
 
@@ -281,6 +292,9 @@ static void do_store(struct world *w, u32 node, u32 unit)
 
 	for (i = 0; i < cfg.nodes; i++)
 		w->n[i].frame[unit] = i == node;
+	/* A new version: not on pmem until a home persists it. */
+	w->durable &= (u8)~(1u << unit);
+	w->writer[unit] = (u8)node;
 	for (i = 0; i < cfg.nodes; i++)
 		for (j = 0; j < cfg.nodes; j++)
 			for (k = 0; k < w->ch[i][j].len; k++)
@@ -309,6 +323,23 @@ static int run_actions(struct world *w, u32 node, struct ddsm_actions *acts,
 		u8 data;
 
 		switch (a->type) {
+		case DDSM_ACT_SEND_DURABLE:
+			/*
+			 * The home persists its frame, then sends (the kernel's
+			 * worker does both while the entry stays locked for
+			 * this requester, so nothing changes the frame between).
+			 */
+			if (home_of(w, a->unit) != node)
+				return viol("n%u: SEND_DURABLE of u%llu it does not home",
+					    node, (unsigned long long)a->unit);
+			if (cfg.plant == BUG_SKIP_GATE)
+				logp("%s[PLANTED skip-gate: not persisted]",
+				     i ? ", " : " -> ");
+			else if (n->frame[a->unit])
+				w->durable |= (u8)(1u << a->unit);
+			else
+				w->durable &= (u8)~(1u << a->unit);
+			__attribute__((fallthrough));
 		case DDSM_ACT_SEND:
 			if (m->src != node || m->dst >= cfg.nodes ||
 			    m->unit >= cfg.units)
@@ -460,6 +491,12 @@ static int deliver(struct world *w, u32 s, u32 d)
 		m.type = DDSM_MSG_FETCH;
 		planted = true;
 	}
+	if (cfg.plant == BUG_NO_WB && m.type == DDSM_MSG_FETCH_INV &&
+	    (m.flags & DDSM_MF_WB)) {
+		/* PLANTED: the owner hands the data on, none goes home. */
+		m.flags &= (u8)~DDSM_MF_WB;
+		planted = true;
+	}
 	if (cfg.plant == BUG_SKIP_INV && m.type == DDSM_MSG_INV &&
 	    !w->plant_used) {
 		/* PLANTED: answer the INV as the cache would, keep the copy. */
@@ -531,6 +568,16 @@ static int deliver(struct world *w, u32 s, u32 d)
 	entry_note(w, m.unit, &ebefore);
 	if (rc)
 		return rc;
+	/*
+	 * A dead owner's data for an event home already refused (Read-
+	 * Enforced: the owner died before its writeback), overtaken by a new
+	 * event of the requester: the kernel counts it and drops it.
+	 */
+	if (ret && m.type == DDSM_MSG_ACK && !(m.flags & DDSM_MF_GRANT) &&
+	    !(w->alive & (1u << s)) && (cfg.persist & DDSM_DIR_P_GATE)) {
+		logp(" [stale: its event is over]");
+		return STEP_OK;
+	}
 	if (ret) {
 		char cs[64];
 
@@ -943,11 +990,37 @@ static int check_quiescent(struct world *w)
 	return STEP_OK;
 }
 
+/*
+ * Read-Enforced and Synchronous (DDSM_DIR_P_GATE): no node but the last
+ * writer can read a version its home has not made durable.  Checked in
+ * every state, this is what a crash of the whole cluster at that state
+ * would need: every version another node read comes back from pmem.
+ */
+static int check_gate(const struct world *w, u32 u)
+{
+	u32 i;
+
+	if (!(cfg.persist & DDSM_DIR_P_GATE) || (w->durable & (1u << u)))
+		return STEP_OK;
+	for (i = 0; i < cfg.nodes; i++) {
+		u8 st = w->n[i].lines[u].state;
+
+		if (!(w->alive & (1u << i)) || i == w->writer[u])
+			continue;
+		if (st == DDSM_C_S || st == DDSM_C_M)
+			return viol("persistence: n%u can read u%u (%s) before its home made the last store durable (writer n%u)",
+				    i, u, ddsm_cstate_name(st), w->writer[u]);
+	}
+	return STEP_OK;
+}
+
 int world_check(struct world *w)
 {
 	u32 u, i, j, inflight = 0, transient = 0;
 
 	for (u = 0; u < cfg.units; u++) {
+		if (check_gate(w, u))
+			return STEP_VIOLATION;
 		u32 writers = 0, readers = 0, wnode = 0;
 
 		for (i = 0; i < cfg.nodes; i++) {
@@ -1086,6 +1159,14 @@ void world_canon(struct world *w, bool rename_seq)
 {
 	u32 i, j, k, u;
 
+	/* The last writer matters only to the gate, and only until durable. */
+	for (u = 0; u < cfg.units; u++)
+		if (!(cfg.persist & DDSM_DIR_P_GATE) ||
+		    (w->durable & (1u << u)))
+			w->writer[u] = NO_WRITER;
+	if (!(cfg.persist & DDSM_DIR_P_GATE))
+		w->durable = 0;
+
 	for (i = 0; i < cfg.nodes; i++) {
 		struct node *n = &w->n[i];
 
@@ -1133,6 +1214,8 @@ void world_canon(struct world *w, bool rename_seq)
 				e->wb_pending = 0;
 				e->unlock_seen = 0;
 				e->unlock_ok = 0;
+				e->gdefer = 0;
+				e->gflags = 0;
 			}
 			if (e->state != DDSM_G_M)
 				e->owner = 0;
@@ -1204,6 +1287,9 @@ size_t world_pack(const struct world *w, u8 *out)
 	*p++ = w->alive;
 	*p++ = w->deaths;
 	*p++ = w->plant_used;
+	*p++ = w->durable;
+	for (k = 0; k < cfg.units; k++)
+		*p++ = w->writer[k];
 	for (i = 0; i < cfg.nodes; i++) {
 		const struct node *n = &w->n[i];
 		u8 fr = 0;
@@ -1247,6 +1333,7 @@ size_t world_pack(const struct world *w, u8 *out)
 			*p++ = e->unlock_ok;
 			*p++ = e->lost;
 			*p++ = e->migratory;
+			*p++ = (u8)(e->gdefer | e->gflags << 1);
 			qlen = p++;
 			*qlen = 0;
 			for (slot = e->qhead; slot; slot = n->pool[slot - 1].next) {
@@ -1285,6 +1372,9 @@ void world_unpack(struct world *w, const u8 *in, size_t len)
 	w->alive = *p++;
 	w->deaths = *p++;
 	w->plant_used = *p++;
+	w->durable = *p++;
+	for (k = 0; k < cfg.units; k++)
+		w->writer[k] = *p++;
 	for (i = 0; i < cfg.nodes; i++) {
 		struct node *n = &w->n[i];
 		u32 used = 0, s;
@@ -1332,6 +1422,9 @@ void world_unpack(struct world *w, const u8 *in, size_t len)
 			e->unlock_ok = *p++;
 			e->lost = *p++;
 			e->migratory = *p++;
+			e->gdefer = *p & 1;
+			e->gflags = *p++ >> 1;
+			e->persist = cfg.persist;
 			q = *p++;
 			for (m = 0; m < q; m++) {
 				struct ddsm_dir_wait *wt = &n->pool[used];
