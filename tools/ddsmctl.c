@@ -59,7 +59,8 @@ static void usage(FILE *f)
 		"                 block until every configured peer is up (default\n"
 		"                 60 s, or FILE's wait_timeout); exit 1 naming\n"
 		"                 the peers that are not\n"
-		"  help [COMMAND] this text, or only COMMAND's\n"
+		"  help [COMMAND]\n"
+		"                 this text, or only COMMAND's\n"
 		"DEVICE defaults to %s.\n", prog, DDSMCTL_CONFIG_DEFAULT,
 		DDSM_DEFAULT_PATH);
 }
