@@ -60,6 +60,11 @@ setup:
 
 # libddsm, ddsmctl, man pages, udev rule, systemd unit, examples; the
 # module itself is installed by DKMS (ddsm-dkms, tools/packaging/).
+# `man ddsm_open` and the like lead to libddsm(3): one link page per
+# function libddsm.h declares.
+LIBDDSM_FUNC_RE := s/^[a-z][^(]*[ *]\(ddsm_[a-z_]*\)(.*/\1/p
+LIBDDSM_FUNCS = $(shell sed -n '$(LIBDDSM_FUNC_RE)' userlib/libddsm.h)
+
 install:
 	$(MAKE) -C userlib install
 	$(MAKE) -C tools install
@@ -67,6 +72,9 @@ install:
 	install -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man4 \
 		$(DESTDIR)$(MANDIR)/man8
 	install -m 0644 docs/man/libddsm.3 $(DESTDIR)$(MANDIR)/man3/
+	for f in $(LIBDDSM_FUNCS); do \
+		echo '.so man3/libddsm.3' > $(DESTDIR)$(MANDIR)/man3/$$f.3 || exit 1; \
+	done
 	install -m 0644 docs/man/ddsm.4 $(DESTDIR)$(MANDIR)/man4/
 	install -m 0644 docs/man/ddsmctl.8 $(DESTDIR)$(MANDIR)/man8/
 

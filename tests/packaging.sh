@@ -51,6 +51,8 @@ left=$(changed)
 check "make deb wrote nothing outside $BUILD_DIR${left:+ (wrote: $left)}" test -z "$left"
 
 # --- contents ---------------------------------------------------------------
+# libddsm.h's functions: libddsm(3) documents each, a link page per name.
+funcs=$(sed -n 's/^[a-z][^(]*[ *]\(ddsm_[a-z_]*\)(.*/\1/p' "$ROOT/userlib/libddsm.h" | sort -u)
 pkgfile() { echo "$DEB/${1}_${VERSION}_$2.deb"; }
 # files PACKAGE ARCH: the regular files and links it holds, one a line.
 files() { dpkg-deb -c "$(pkgfile "$1" "$2")" | awk '$1 !~ /^d/ {print $6}' | sed 's|^\./||' | sort; }
@@ -62,6 +64,7 @@ want_dev() {
 		printf '%s\n' usr/include/libddsm.h usr/include/linux/ddsm.h \
 			"usr/lib/$MA/libddsm.a" "usr/lib/$MA/libddsm.so" \
 			"usr/lib/$MA/pkgconfig/libddsm.pc" usr/share/man/man3/libddsm.3.gz
+		for f in $funcs; do echo "usr/share/man/man3/$f.3.gz"; done
 		doc libddsm-dev
 	} | sort
 }
@@ -176,7 +179,8 @@ check "60-ddsm.rules gives /dev/ddsm to group ddsm, mode 0660" \
 	grep -qE '^KERNEL=="ddsm",.*GROUP="ddsm", MODE="0660"$' "$x/lib/udev/rules.d/60-ddsm.rules"
 
 # --- man pages --------------------------------------------------------------
-for m in "$x"/usr/share/man/man*/*.gz; do
+for m in "$x"/usr/share/man/man3/libddsm.3.gz "$x"/usr/share/man/man4/ddsm.4.gz \
+	"$x"/usr/share/man/man8/ddsmctl.8.gz; do
 	n=$(basename "$m" .gz)
 	out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$m" 2>&1 >/dev/null) || out="man exited $?: $out"
 	if [ -z "$out" ]; then ok "man -l $n: no warning"; else nok "man -l $n: no warning"; echo "$out" | quote; fi
@@ -200,10 +204,11 @@ done
 check "every synopsis of ddsmctl help COMMAND is in ddsmctl(8)${bad:+ (missing:$bad)}" test -z "$bad"
 check "ddsmctl help nosuchcommand exits 2" bash -c "'$CTL' help nosuchcommand 2>/dev/null; [ \$? -eq 2 ]"
 
-funcs=$(sed -n 's/^[a-z].*[ *]\(ddsm_[a-z_]*\)(.*/\1/p' "$ROOT/userlib/libddsm.h" | sort -u)
 lib3=$(render man3/libddsm.3)
 missing=
 for f in $funcs; do grep -q "$f(" <<<"$lib3" || missing+=" $f"; done
+check "man ddsm_open (a link page) shows libddsm(3)" \
+	bash -c "LC_ALL=C MANWIDTH=80 man -M '$x/usr/share/man' 3 ddsm_open 2>/dev/null | grep -q '^LIBDDSM(3)'"
 check "libddsm(3) has all $(wc -w <<<"$funcs") functions of libddsm.h${missing:+ (missing:$missing)}" test -z "$missing"
 
 params=$(sed -n 's/^module_param\(_cb\|_named\)\?(\([a-z_]*\),.*/\2/p' "$ROOT/kernel/core/main.c" | sort -u)
@@ -258,8 +263,10 @@ check "refused: a line without =" refused "c.conf:1: size 1G: expected key = val
 check "refused: a file that is not there" bash -c "! '$CTL' modprobe-args --config '$W/nonexistent' 2>/dev/null"
 
 # --- make install -----------------------------------------------------------
+# From make deb's copy of the tree, so that this test builds nothing in
+# the checkout either.
 d=$W/destdir
-if make -s -C "$ROOT" install DESTDIR="$d" PREFIX=/opt/ddsm BUILD_DIR="$W/install-build" >"$W/install.log" 2>&1; then
+if make -s -C "$DEB/src" install DESTDIR="$d" PREFIX=/opt/ddsm BUILD_DIR="$W/install-build" >"$W/install.log" 2>&1; then
 	ok "make install DESTDIR=... PREFIX=/opt/ddsm"
 else
 	nok "make install DESTDIR=... PREFIX=/opt/ddsm"
@@ -275,5 +282,7 @@ check "make install: nothing outside DESTDIR/PREFIX" \
 check "make install: the unit runs PREFIX's ddsmctl" \
 	grep -q '^ExecStart=/opt/ddsm/sbin/ddsmctl configure --config /opt/ddsm/etc/ddsm/cluster.conf$' \
 	"$d/opt/ddsm/lib/systemd/system/ddsm.service"
+left=$(changed)
+check "this test wrote nothing in the checkout${left:+ (wrote: $left)}" test -z "$left"
 
 exit $failed

@@ -66,7 +66,7 @@ take ddsm-dkms "usr/src/ddsm-$VERSION"
 take libddsm1 "usr/lib/$MA/libddsm.so.1"
 take libddsm-dev usr/include/libddsm.h usr/include/linux/ddsm.h \
 	"usr/lib/$MA/libddsm.so" "usr/lib/$MA/libddsm.a" \
-	"usr/lib/$MA/pkgconfig/libddsm.pc" usr/share/man/man3/libddsm.3
+	"usr/lib/$MA/pkgconfig/libddsm.pc" usr/share/man/man3
 take ddsm-tools usr/sbin/ddsmctl usr/share/man/man8/ddsmctl.8 \
 	usr/share/man/man4/ddsm.4 lib/udev/rules.d/60-ddsm.rules \
 	lib/systemd/system/ddsm.service usr/share/doc/ddsm-tools/examples
