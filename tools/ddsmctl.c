@@ -328,8 +328,11 @@ int main(int argc, char **argv)
 	}
 	cmd = argv[argi++];
 
-	if (!strcmp(cmd, "help") && argi + 1 == argc)
+	if (!strcmp(cmd, "help") && argi < argc) {
+		if (argi + 1 != argc)
+			goto bad;
 		return ddsmctl_help(usage, argv[argi]);
+	}
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "-h") ||
 	    !strcmp(cmd, "--help")) {
 		usage(stdout);

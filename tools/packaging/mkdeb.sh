@@ -31,6 +31,8 @@ mkdir -p "$OUT/src" "$OUT/root" "$OUT/pkg"
 # 1. The sources as git sees them (tracked and new, not ignored): no build
 #    product of the tree is packaged, and the build writes only here.
 say "exporting the source tree"
+git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 ||
+	{ echo "mkdeb: $ROOT is not a git checkout: the export needs git ls-files" >&2; exit 1; }
 (cd "$ROOT" && git ls-files -z --cached --others --exclude-standard) |
 	(cd "$ROOT" && xargs -0 sh -c 'for f; do [ -f "$f" ] && printf "%s\0" "$f"; done' sh) |
 	(cd "$ROOT" && tar --null -T - -cf -) | tar -xf - -C "$OUT/src"
