@@ -9,9 +9,9 @@
 #
 # Expects `make stage` to have run (the Makefile's `check` target does).
 # Variables: BUILD_DIR (default ./build), DDSM_TESTS (space-separated subset
-# of: kunit model one_node three_node transport peer_death home_death
-# configure auth late_home evict sigkill coherence load pause rejoin lossy
-# pmem workloads_host workloads fuzz litmus; default all).
+# of: kunit model packaging one_node three_node transport peer_death
+# home_death configure deploy auth late_home evict sigkill coherence load
+# pause rejoin lossy pmem workloads_host workloads fuzz litmus; default all).
 # LOAD_SECONDS, LOAD_HOG and LOAD_NODES tune the load component (make soak);
 # LOSSY_NETEM replaces the lossy component's netem options.
 set -uo pipefail
@@ -19,9 +19,9 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 RESULTS=$BUILD_DIR/results
-DDSM_TESTS=${DDSM_TESTS:-"kunit model workloads_host one_node three_node transport peer_death
-	home_death configure auth late_home evict sigkill coherence load pause rejoin lossy
-	pmem workloads fuzz litmus"}
+DDSM_TESTS=${DDSM_TESTS:-"kunit model workloads_host packaging one_node three_node transport
+	peer_death home_death configure deploy auth late_home evict sigkill coherence load pause
+	rejoin lossy pmem workloads fuzz litmus"}
 export BUILD_DIR
 mkdir -p "$RESULTS"
 
@@ -59,6 +59,10 @@ for t in $DDSM_TESTS; do
 		run_component kunit bash "$ROOT/tests/kunit/run.sh" ;;
 	model)
 		run_component model make -s -C "$ROOT/tools/model" check-full ;;
+	packaging)
+		# make deb, the packages, lintian, a DKMS build, the unit,
+		# the udev rule, the man pages, cluster.conf (issue 14).
+		run_component packaging bash "$ROOT/tests/packaging.sh" ;;
 	one_node)
 		run_component one_node bash "$ROOT/qemu/cluster.sh" -n 1 -t 600 \
 			--name one-node -- bash /ddsm/tests/one_node.sh ;;
@@ -75,6 +79,11 @@ for t in $DDSM_TESTS; do
 	configure)
 		run_component configure bash "$ROOT/qemu/cluster.sh" -n 3 -t 600 \
 			--name configure -- bash /ddsm/tests/configure.sh ;;
+	deploy)
+		# Each node from its own cluster.conf, as ddsm.service does:
+		# modprobe-args, configure --config, wait --config.
+		run_component deploy bash "$ROOT/qemu/cluster.sh" -n 3 -t 300 \
+			--name deploy -- bash /ddsm/tests/deploy.sh ;;
 	late_home)
 		run_component late_home bash "$ROOT/qemu/cluster.sh" -n 3 -t 300 \
 			--name late-home -- bash /ddsm/tests/late_home.sh ;;

@@ -5,7 +5,9 @@
  *   ddsmctl [-d DEV] status        node, peers, geometry, counters
  *   ddsmctl [-d DEV] home GADDR    home node, unit and local state of GADDR
  *   ddsmctl [-d DEV] wait [--timeout S]   until every peer is up
- *   ddsmctl help
+ *   ddsmctl [-d DEV] configure --config FILE   (ddsmctl_config.c)
+ *   ddsmctl help [COMMAND]
+ * The manual page, docs/man/ddsmctl.8, follows usage() below.
  *
  * Exit: 0 ok, 1 runtime error (message on stderr), 2 usage error.
  * The output is meant for people and for grep in the guest scripts, so
@@ -21,6 +23,8 @@
 #include <unistd.h>
 
 #include "libddsm.h"
+#include "ddsmctl_config.h"
+#include "ddsmctl_help.h"
 
 #define EXIT_RUNTIME	1
 #define EXIT_USAGE	2
@@ -38,6 +42,13 @@ static void usage(FILE *f)
 		"  configure ID [IP,IP,...]\n"
 		"                 join a cluster as node ID (nothing may be mapped\n"
 		"                 or touched yet); no list: back to one node\n"
+		"  configure --config FILE\n"
+		"                 join the cluster FILE describes (and set its\n"
+		"                 run-time parameters); nothing to do if this\n"
+		"                 node is in it already\n"
+		"  modprobe-args [--config FILE]\n"
+		"                 print FILE's load-time module parameters\n"
+		"                 (default FILE: %s)\n"
 		"  persist [GADDR LEN]\n"
 		"                 make the units of the range (default: the\n"
 		"                 whole space) homed here durable on pmem\n"
@@ -45,11 +56,14 @@ static void usage(FILE *f)
 		"                 the persistency model at GADDR, or set the\n"
 		"                 range's model (sync, strict, read_enf,\n"
 		"                 eventual, scope) on this node\n"
-		"  wait [--timeout S]\n"
+		"  wait [--timeout S | --config FILE]\n"
 		"                 block until every configured peer is up (default\n"
-		"                 60 s); exit 1 naming the peers that are not\n"
-		"  help           this text\n"
-		"DEVICE defaults to %s.\n", prog, DDSM_DEFAULT_PATH);
+		"                 60 s, or FILE's wait_timeout); exit 1 naming\n"
+		"                 the peers that are not\n"
+		"  help [COMMAND]\n"
+		"                 this text, or only COMMAND's\n"
+		"DEVICE defaults to %s.\n", prog, DDSMCTL_CONFIG_DEFAULT,
+		DDSM_DEFAULT_PATH);
 }
 
 static int fail(const char *what, const char *dev)
@@ -296,7 +310,7 @@ int main(int argc, char **argv)
 	const char *cmd;
 	struct ddsm d;
 	uint64_t gaddr = 0, id = 0, len = 0;
-	const char *list = "", *model = NULL;
+	const char *list = "", *model = NULL, *conf = NULL;
 	double timeout = 60;
 	int argi = 1, ret;
 
@@ -317,10 +331,21 @@ int main(int argc, char **argv)
 	}
 	cmd = argv[argi++];
 
+	if (!strcmp(cmd, "help") && argi < argc) {
+		if (argi + 1 != argc)
+			goto bad;
+		return ddsmctl_help(usage, argv[argi]);
+	}
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "-h") ||
 	    !strcmp(cmd, "--help")) {
 		usage(stdout);
 		return 0;
+	}
+	if (!strcmp(cmd, "modprobe-args")) {
+		ret = ddsmctl_modprobe_args(argc - argi, argv + argi);
+		if (ret == EXIT_USAGE)
+			goto bad;
+		return ret;
 	}
 	/* Validate the command line before touching the device. */
 	if (!strcmp(cmd, "status")) {
@@ -335,7 +360,9 @@ int main(int argc, char **argv)
 			goto bad;
 		}
 	} else if (!strcmp(cmd, "configure")) {
-		if (argi >= argc || argi + 2 < argc ||
+		if (argi + 2 == argc && !strcmp(argv[argi], "--config"))
+			conf = argv[argi + 1];
+		else if (argi >= argc || argi + 2 < argc ||
 		    ddsm_parse_size(argv[argi], &id) || id >= DDSM_MAX_NODES)
 			goto bad;
 		if (argi + 1 < argc)
@@ -372,6 +399,9 @@ int main(int argc, char **argv)
 			if (errno || end == argv[argi + 1] || *end ||
 			    !(timeout >= 0 && timeout <= 86400))
 				goto bad;
+		} else if (argi == argc - 2 && !strcmp(argv[argi], "--config")) {
+			if (ddsmctl_conf_wait_timeout(argv[argi + 1], &timeout))
+				return EXIT_RUNTIME;
 		} else if (argi != argc) {
 			goto bad;
 		}
@@ -384,6 +414,8 @@ int main(int argc, char **argv)
 		return fail("open", dev);
 	if (!strcmp(cmd, "status"))
 		ret = cmd_status(&d, dev);
+	else if (!strcmp(cmd, "configure") && conf)
+		ret = ddsmctl_configure_file(&d, dev, conf);
 	else if (!strcmp(cmd, "configure"))
 		ret = cmd_configure(&d, dev, (uint32_t)id, list);
 	else if (!strcmp(cmd, "wait"))

@@ -1,7 +1,9 @@
 #!/bin/bash
 # Install what building, booting and testing ddsm needs, from Debian's
-# mirror only.  Idempotent: packages already present are not touched, so a
-# second run costs one dpkg query.
+# mirror only, without recommended packages (qemu-system-x86 alone would
+# bring GUI libraries).  Idempotent: packages already present are not
+# touched, so a second run costs one dpkg query.  On a minimal Debian 12
+# this is about 400 MB of downloads and 1.3 GB on disk (README).
 set -euo pipefail
 
 pkgs=(
@@ -11,6 +13,7 @@ pkgs=(
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	rdma-core ibverbs-utils rdmacm-utils perftest ndctl
 	sparse
+	dkms lintian man-db
 )
 
 missing=()
@@ -33,5 +36,5 @@ fi
 echo "setup: installing ${#missing[@]} packages: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
-apt-get install -y -q "${missing[@]}"
+apt-get install -y -q --no-install-recommends "${missing[@]}"
 echo "setup: done"
