@@ -46,7 +46,8 @@ static const int allowed[OP_NR][8] = {
 	[OP_MREMAP] = { EINVAL, EFAULT, ENOMEM },
 	[OP_MADVISE] = { EINVAL, ENODEV, ENOMEM },
 	[OP_FORK] = { EAGAIN, ENOMEM },
-	[OP_IOCTL] = { ENOTTY, EFAULT, EINVAL, ERANGE, EBUSY, EBADF },
+	/* ENODEV: the pmem ioctls on a node without pmem= (the fuzz run). */
+	[OP_IOCTL] = { ENOTTY, EFAULT, EINVAL, ERANGE, EBUSY, EBADF, ENODEV },
 	[OP_TOUCH] = { 0 },
 	[OP_VMREAD] = { EFAULT },
 };
@@ -188,6 +189,8 @@ static void do_ioctl(void)
 {
 	static const unsigned long cmds[] = { DDSM_IOC_STATUS, DDSM_IOC_PEER,
 					      DDSM_IOC_HOME, DDSM_IOC_CONFIGURE,
+					      DDSM_IOC_PMEM_STATUS,
+					      DDSM_IOC_PERSIST, DDSM_IOC_REGION,
 					      _IO(DDSM_IOC_MAGIC, 0x77),
 					      _IOR('x', 1, int) };
 	union {
@@ -195,6 +198,9 @@ static void do_ioctl(void)
 		struct ddsm_peer_info pi;
 		struct ddsm_home_query hq;
 		struct ddsm_config cfg;
+		struct ddsm_pmem_status ps;
+		struct ddsm_persist_arg pa;
+		struct ddsm_region_arg ra;
 		uint64_t raw[160];
 	} u;
 	unsigned long cmd = pick(cmds, sizeof(cmds) / sizeof(cmds[0]));
@@ -205,6 +211,11 @@ static void do_ioctl(void)
 		u.raw[i] = rnd() % 4 ? rnd() % 70 : rnd();
 	if (cmd == DDSM_IOC_CONFIGURE)
 		u.cfg.flags |= 1;	/* never a real reconfiguration */
+	/* Past the argument checks now and then: unit-aligned ranges. */
+	if ((cmd == DDSM_IOC_PERSIST || cmd == DDSM_IOC_REGION) && rnd() % 2) {
+		u.pa.gaddr = (rnd() % 80) << 12;
+		u.pa.len = (rnd() % 8) << 12;
+	}
 	ret = ioctl(any_fd(), cmd, rnd() % 8 ? (void *)&u : (void *)8);
 	result(OP_IOCTL, ret, errno);
 }
