@@ -212,9 +212,18 @@ static void do_ioctl(void)
 	if (cmd == DDSM_IOC_CONFIGURE)
 		u.cfg.flags |= 1;	/* never a real reconfiguration */
 	/* Past the argument checks now and then: unit-aligned ranges. */
-	if ((cmd == DDSM_IOC_PERSIST || cmd == DDSM_IOC_REGION) && rnd() % 2) {
+	if (cmd == DDSM_IOC_PERSIST && rnd() % 2) {
 		u.pa.gaddr = (rnd() % 80) << 12;
 		u.pa.len = (rnd() % 8) << 12;
+		u.pa.flags = rnd() % 3 ? 0 : DDSM_PERSIST_ALL;
+		u.pa.reserved = 0;
+	} else if (cmd == DDSM_IOC_REGION && rnd() % 2) {
+		u.ra.gaddr = (rnd() % 80) << 12;
+		u.ra.len = (rnd() % 8) << 12;
+		u.ra.flags = rnd() % 2 ? 0 : DDSM_REGION_GET;
+		u.ra.model = rnd() % 6;
+		u.ra.nr_backups = 0;
+		u.ra.reserved = 0;
 	}
 	ret = ioctl(any_fd(), cmd, rnd() % 8 ? (void *)&u : (void *)8);
 	result(OP_IOCTL, ret, errno);
