@@ -113,6 +113,22 @@ static void persist_gate_write_from_owner(struct kunit *test)
 	check_quiescent(s);
 }
 
+/* The home itself reads and then writes a unit another node wrote. */
+static void persist_gate_home_is_requester(struct kunit *test)
+{
+	struct sim *s = persist_sim(test, P_GATED);
+
+	sim_store(s, 1, 0, 11);
+	gated_access(s, 0, 0, false, 1);
+	KUNIT_EXPECT_EQ(test, 11ULL, s->n[0].frame[0]);
+	KUNIT_EXPECT_EQ(test, 11ULL, s->durable[0]);
+	sim_store(s, 1, 0, 12);
+	gated_access(s, 0, 0, true, 1);
+	KUNIT_EXPECT_EQ(test, 12ULL, s->durable[0]);
+	KUNIT_EXPECT_EQ(test, (u8)DDSM_C_M, cstate(s, 0, 0));
+	check_quiescent(s);
+}
+
 /* A dirty eviction leaves home memory newer than pmem: a read persists it. */
 static void persist_gate_read_from_home(struct kunit *test)
 {
@@ -229,6 +245,7 @@ static struct kunit_case persist_proto_cases[] = {
 	KUNIT_CASE(persist_gate_read_from_owner),
 	KUNIT_CASE(persist_gate_write_from_owner),
 	KUNIT_CASE(persist_gate_read_from_home),
+	KUNIT_CASE(persist_gate_home_is_requester),
 	KUNIT_CASE(persist_strict_writes_back),
 	KUNIT_CASE(persist_default_is_plain),
 	KUNIT_CASE(persist_gate_owner_dies),
