@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * HADES at a home (issue 13; notes hades.md sections 2, 3 and 8): the
+ * transactions that read or wrote lines homed here, and the partial
+ * directory lock of those committing.  Run by the home for every
+ * transaction, its own node's included (ddsm detects every conflict at
+ * commit, the paper's lazy rule for conflicts that involve a remote
+ * access; its eager local-local check is an optimisation left out).
+ *
+ * A transaction's reads come here (they are never served from a cached
+ * copy) and go into its read filter; its writes stay with its coordinator
+ * until commit.  At commit the coordinator sends Intend-to-commit to every
+ * home it read or wrote at, with the lines it wrote there:
+ *  - the home takes the partial lock: the written lines are probed against
+ *    every locked transaction's read and write filters, and a hit squashes
+ *    the committer (a NACK): it never waits, so there is no deadlock;
+ *  - the written lines, all of them (gap G1: blind writes too), go into the
+ *    committer's write filter, which the lock tests from now on;
+ *  - every other running transaction whose filters hold a written line is
+ *    doomed: its coordinator gets a squash, and the entry stays as a
+ *    tombstone, so that its own Intend, maybe already on its way, gets a
+ *    NACK (gap G3);
+ *  - the home ACKs.
+ * While the lock is held, a read of a line in its write set, and a commit
+ * that writes a line in its read or write set, are refused.  Validation
+ * (the updates applied by the caller) or an abort releases it.
+ *
+ * Ids carry an epoch (gap G4, txid.h): a message about an older
+ * transaction of a slot never matches the slot's current one.
+ *
+ * Pure code: no locking (the caller serialises), no allocation (the
+ * table is the caller's), no data (the caller copies it).
+ */
+#ifndef DDSM_PROTO_TXHOME_H
+#define DDSM_PROTO_TXHOME_H
+
+#include "bloom.h"
+#include "txid.h"
+
+enum ddsm_txh_state {
+	DDSM_TXH_FREE = 0,
+	DDSM_TXH_ACTIVE,	/* reading here, not committing */
+	DDSM_TXH_LOCKED,	/* holds the partial lock: Acked */
+	DDSM_TXH_DOOMED,	/* squashed: a tombstone until its abort */
+};
+
+/* A run of written lines, [first, last]. */
+struct ddsm_tx_range {
+	u64 first;
+	u64 last;
+};
+
+#define DDSM_TXH_RANGES	16	/* written ranges a committer may hold here */
+/* Lines one read or one Intend may name: 256 KiB, bounding the probes. */
+#define DDSM_TXH_MAX_LINES	4096
+
+struct ddsm_txh_entry {
+	u64 txid;		/* ddsm_txid_pack() */
+	u8 state;		/* enum ddsm_txh_state */
+	u8 nr_ranges;
+	struct ddsm_bf rd;
+	struct ddsm_bf wr;
+	/* LOCKED: the exact written lines, so the lock is exact for them. */
+	struct ddsm_tx_range ranges[DDSM_TXH_RANGES];
+};
+
+struct ddsm_txh_stats {
+	u64 reads;
+	u64 reads_denied;	/* a locked writer holds a line: retry */
+	u64 intends;
+	u64 intends_nacked;	/* lock refused, or already doomed */
+	u64 dooms;		/* running transactions squashed by a commit */
+	u64 validations;
+	u64 aborts;
+	u64 full;		/* no free entry */
+};
+
+struct ddsm_txh {
+	struct ddsm_txh_entry *e;
+	u32 nr;
+	struct ddsm_txh_stats stats;
+};
+
+void ddsm_txh_init(struct ddsm_txh *h, struct ddsm_txh_entry *entries,
+		   u32 nr);
+
+/*
+ * Transaction @txid reads lines [@first, @last] here.  0: read the
+ * committed data now (the caller copies it under the same serialisation);
+ * -EAGAIN: a committing transaction wrote one of them, retry; -ESTALE:
+ * @txid was squashed here, abort it; -ENOSPC: no free entry (abort);
+ * -E2BIG: more than DDSM_TXH_MAX_LINES lines.
+ */
+int ddsm_txh_read(struct ddsm_txh *h, u64 txid, u64 first, u64 last);
+
+/*
+ * Intend-to-commit of @txid with the @nr ranges it wrote here (maybe
+ * none: it only read here).  0: ACK, and the running transactions it
+ * dooms are in @doomed (their txids, at most @max; *@nr_doomed says how
+ * many, and more than @max were doomed only if it exceeds @max, which the
+ * caller must treat as a bug).  -EBUSY: the partial lock is refused
+ * (NACK, squash the committer); -ESTALE: @txid was squashed here already
+ * (NACK); -E2BIG: more ranges than an entry holds, or more than
+ * DDSM_TXH_MAX_LINES lines (NACK); -ENOSPC.
+ */
+int ddsm_txh_intend(struct ddsm_txh *h, u64 txid,
+		    const struct ddsm_tx_range *w, u32 nr,
+		    u64 *doomed, u32 max, u32 *nr_doomed);
+
+/*
+ * Validation: @txid's updates may now be applied (by the caller, before
+ * anything else runs here), and its lock is released.  -EPROTO unless
+ * @txid holds the lock.
+ */
+int ddsm_txh_validate(struct ddsm_txh *h, u64 txid);
+
+/* Abort: forget @txid (running, locked or a tombstone); 0 or -ENOENT. */
+int ddsm_txh_abort(struct ddsm_txh *h, u64 txid);
+
+/* The entry of @txid, or NULL. */
+const struct ddsm_txh_entry *ddsm_txh_find(const struct ddsm_txh *h,
+					   u64 txid);
+
+#endif /* DDSM_PROTO_TXHOME_H */
