@@ -162,7 +162,7 @@ static int wait_for_home(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
  * Start dropping @unit's copy; true if an EVICT went out.  @nowait (the
  * shrinker): give up rather than wait for the line lock.
  */
-bool ddsm_evict(struct ddsm_node *n, u64 unit, bool nowait)
+bool ddsm_evict(struct ddsm_node *n, u64 unit, bool nowait, bool for_room)
 {
 	struct mutex *cl = ddsm_cl_lock(n, unit);
 	struct ddsm_action buf[3];
@@ -181,7 +181,9 @@ bool ddsm_evict(struct ddsm_node *n, u64 unit, bool nowait)
 		ddsm_frame_release(n, unit);	/* a frame left behind */
 	mutex_unlock(cl);
 	if (started) {
-		atomic64_inc(&n->stats.evictions);
+		/* A barrier's evictions are counted as its PERSISTs. */
+		if (for_room)
+			atomic64_inc(&n->stats.evictions);
 		ddsm_run_actions(n, &acts, NULL);
 	}
 	return started;
@@ -199,7 +201,7 @@ static void make_room(struct ddsm_node *n)
 	for (tries = 0; ddsm_frames_need_room(n) && tries < 64; tries++) {
 		if (!ddsm_frames_clock_next(n, &victim))
 			break;
-		ddsm_evict(n, victim, false);
+		ddsm_evict(n, victim, false, true);
 	}
 	wait_event_timeout(n->frames.room,
 			   atomic64_read(&n->frames.cached) < n->frames.limit,

@@ -122,14 +122,23 @@ static void serve_persists(struct work_struct *w)
 	atomic64_inc(&n->stats.persist_served);
 }
 
-static void queue_persist(struct ddsm_node *n, struct persist_req *req)
+/* Queue @req for the worker; false (and @req freed) once stopping. */
+static bool queue_persist(struct ddsm_node *n, struct persist_req *req)
 {
 	struct ddsm_barrier *b = &n->barrier;
+	bool stopping;
 
 	spin_lock(&b->lock);
-	list_add_tail(&req->link, &b->reqs);
+	stopping = b->stopping;
+	if (!stopping)
+		list_add_tail(&req->link, &b->reqs);
 	spin_unlock(&b->lock);
+	if (stopping) {
+		kfree(req);
+		return false;
+	}
 	queue_work(system_unbound_wq, &b->work);
+	return true;
 }
 
 void ddsm_send_durable(struct ddsm_node *n, const struct ddsm_msg *m)
@@ -142,6 +151,7 @@ void ddsm_send_durable(struct ddsm_node *n, const struct ddsm_msg *m)
 	if (req) {
 		req->reply = *m;
 		req->grant = true;
+		/* Stopping: the node is leaving, and its peers see it go. */
 		queue_persist(n, req);
 		return;
 	}
@@ -248,7 +258,7 @@ int ddsm_barrier(struct ddsm_node *n, u64 gaddr, u64 len, u32 flags)
 		 */
 		if (READ_ONCE(ddsm_cache_line(&n->cache, unit)->state) ==
 		    DDSM_C_M) {
-			if (!ddsm_evict(n, unit, false) &&
+			if (!ddsm_evict(n, unit, false, false) &&
 			    !(flags & DDSM_PERSIST_ALL))
 				continue;
 		} else if (flags & DDSM_PERSIST_ALL) {
@@ -301,6 +311,25 @@ void ddsm_barrier_init(struct ddsm_node *n)
 	INIT_WORK(&b->work, serve_persists);
 	init_waitqueue_head(&b->wait);
 	atomic_set(&b->pending, 0);
+}
+
+void ddsm_barrier_quiesce(struct ddsm_node *n)
+{
+	struct ddsm_barrier *b = &n->barrier;
+
+	spin_lock(&b->lock);
+	b->stopping = true;
+	spin_unlock(&b->lock);
+	cancel_work_sync(&b->work);
+}
+
+void ddsm_barrier_resume(struct ddsm_node *n)
+{
+	struct ddsm_barrier *b = &n->barrier;
+
+	spin_lock(&b->lock);
+	b->stopping = false;
+	spin_unlock(&b->lock);
 }
 
 void ddsm_barrier_stop(struct ddsm_node *n)

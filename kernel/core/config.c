@@ -130,6 +130,7 @@ int ddsm_node_build(struct ddsm_node *n, u32 nr_nodes, u32 self,
 	ret = alloc_state(n);
 	if (ret)
 		return ret;
+	ddsm_barrier_resume(n);
 	/* Homed units come back from pmem before any peer can ask for one. */
 	ret = ddsm_persist_mount(n, nr_nodes > 1 ? addrs : NULL);
 	if (ret) {
@@ -152,6 +153,8 @@ int ddsm_node_build(struct ddsm_node *n, u32 nr_nodes, u32 self,
 
 void ddsm_node_unbuild(struct ddsm_node *n)
 {
+	/* The persist worker sends through the transport: stop it first. */
+	ddsm_barrier_quiesce(n);
 	if (n->tp)
 		n->tp->ops->destroy(n->tp);
 	n->tp = NULL;

@@ -108,9 +108,10 @@ struct ddsm_barrier {
 	atomic_t pending;		/* PERSIST_ACKs it still waits for */
 	int err;			/* first failure a home reported */
 	wait_queue_head_t wait;
-	spinlock_t lock;		/* reqs */
+	spinlock_t lock;		/* reqs, stopping */
 	struct list_head reqs;		/* PERSISTs from peers, to serve */
 	struct work_struct work;
+	bool stopping;			/* unbuild: queue nothing more */
 };
 
 /* Per peer (rejoin.c): when the window for its return closes. */
@@ -203,7 +204,8 @@ static inline wait_queue_head_t *ddsm_cl_wait(struct ddsm_node *n, u64 unit)
 }
 
 /* core/access.c: the fault path, and eviction (CLOCK, the shrinker). */
-bool ddsm_evict(struct ddsm_node *n, u64 unit, bool nowait);
+/* @for_room: counted in stats.evictions (cache_frames, the shrinker). */
+bool ddsm_evict(struct ddsm_node *n, u64 unit, bool nowait, bool for_room);
 vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 		       bool write, bool mkwrite);
 
@@ -230,7 +232,15 @@ void ddsm_hold_for_write(struct ddsm_node *n, u64 unit,
 
 /* core/barrier.c: the Scope barrier and the PERSIST messages. */
 void ddsm_barrier_init(struct ddsm_node *n);
+/*
+ * Before the transport goes: queue no more persist work and wait for the
+ * worker, which sends through the transport.
+ */
+void ddsm_barrier_quiesce(struct ddsm_node *n);
+/* After it: free what was queued and never served. */
 void ddsm_barrier_stop(struct ddsm_node *n);
+/* A new build (ddsm_node_build) takes persist work again. */
+void ddsm_barrier_resume(struct ddsm_node *n);
 void ddsm_barrier_rx(struct ddsm_node *n, const struct ddsm_msg *m);
 /* Send @m once its unit's home image is durable (DDSM_ACT_SEND_DURABLE). */
 void ddsm_send_durable(struct ddsm_node *n, const struct ddsm_msg *m);

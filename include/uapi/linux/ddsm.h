@@ -219,7 +219,8 @@ struct ddsm_config {
  * @errors:	out: persist calls that failed (the units stay dirty)
  * @barriers:	out: Scope barriers run on this node (DDSM_IOC_PERSIST, msync)
  * @persist_sent: out: PERSIST messages they sent to other homes
- * @persist_served: out: passes that answered PERSISTs from other nodes
+ * @persist_served: out: passes of the home's persist worker (answering
+ *		PERSISTs from other nodes, sending gated grants)
  * @durable_grants: out: grants of Read-Enforced and Synchronous units this
  *		home sent only once the unit was durable
  * @durable_errors: out: ... of which went though the media failed (logged)
