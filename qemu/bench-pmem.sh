@@ -10,7 +10,8 @@
 # mapping, so its persist timings say little: the table also gives unit
 # images persisted, bytes flushed, fences and durable grants per write.
 #
-#   qemu/bench-pmem.sh [-t SECONDS_PER_MODEL]
+#   qemu/bench-pmem.sh [-t SECONDS_PER_MODEL]   (default 30, in 3 turns;
+#                       DRAM only: half before the models, half after)
 #
 # Env: BENCH_PMEM_MODELS (run order, default "eventual scope read_enf
 # strict sync"), BENCH_PMEM_ARGS (more ddsm-bench-pmem options: -u UNITS,
@@ -21,7 +22,7 @@
 # the models came out in MINOS's order.
 set -uo pipefail
 
-SECS=20
+SECS=30
 while [ $# -gt 0 ]; do
 	case $1 in
 	-t) SECS=$2; shift 2 ;;
@@ -40,7 +41,9 @@ log=$OUT/pmem.log
 
 commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 dirty=$(git -C "$ROOT" status --porcelain 2>/dev/null | grep -q . && echo "+dirty")
-head="# bench-pmem, commit $commit$dirty, $(date -u +%FT%TZ), $SECS s per model, host: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+# Other TCG guests on the host take its cores from ours: say how many.
+host() { echo "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(pgrep -c qemu-system) QEMU processes"; }
+head="# bench-pmem, commit $commit$dirty, $(date -u +%FT%TZ), $SECS s per model, host before: $(host)"
 echo "$head"
 # A new NVDIMM file per node: each run formats its namespaces afresh.
 rm -f "$BUILD_DIR/qemu/pmem/$NAME"-node*.img
@@ -50,7 +53,9 @@ bash "$HERE/cluster.sh" -n 3 -t $((SECS * 12 + 480)) --name "$NAME" --pmem 64 --
 rc=$?
 rm -f "$BUILD_DIR/qemu/pmem/$NAME"-node*.img
 grep -E '^\[n[0-9]+\] (not ok|Bail out)' "$log"
-echo "# wall time $((SECONDS - t0)) s (boot, ib_read_lat, DRAM run, pmem runs); log $log"
+head="$head
+# host after: $(host); wall time $((SECONDS - t0)) s (boot, ib_read_lat, DRAM only, models, DRAM only)"
+echo "# log $log"
 
 {
 	echo "$head"

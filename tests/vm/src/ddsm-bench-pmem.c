@@ -4,10 +4,14 @@
  * workload on every node at once (issue 12), measured the same way on a
  * module loaded without pmem= (the DRAM-only baseline).
  *
- * usage: ddsm-bench-pmem [-t SECS] [-u UNITS] [-k K] [-r READ_PCT]
+ * usage: ddsm-bench-pmem [-t SECS] [-R REPS] [-u UNITS] [-k K] [-r READ_PCT]
  *                        [-n ROUNDS] pmem MODEL... | dram
  *
- * Workload, per model, on every node for SECS seconds (default 20):
+ * Workload, per model, on every node for SECS seconds (default 30) in all,
+ * in REPS turns (default 3) of SECS / REPS each: turn i runs the models
+ * in the order given, rotated by i, so that a host whose load drifts (TCG
+ * guests share its cores with whatever else runs) weighs on every model
+ * alike rather than on the last ones:
  *  - a region of UNITS units (default 64, homed round robin on all nodes)
  *    holds 1 KiB values, the record size of the MINOS paper: 4 a unit;
  *  - each operation picks a key uniformly (no zipf: every unit is shared
@@ -32,11 +36,13 @@
  * one the reader saw before, or a writer finding its value not as it left
  * it is a coherence or persistence bug: "not ok" and exit 1.
  *
- * Prints, per model and node, "bench model MODEL NODE SECS OPS WRITES
+ * Prints, per turn, model and node, "bench model MODEL NODE SECS OPS WRITES
  * READS TORN WP50_US WP99_US" and the deltas of this node's
  * DDSM_IOC_PMEM_STATUS over the run (they count the work done at this
  * node as a home, for every node's writes): "PERSISTS BYTES FENCES
- * FLUSHES RECORDS DURABLE_GRANTS BARRIERS PERSIST_SENT PERSIST_SERVED".
+ * FLUSHES RECORDS DURABLE_GRANTS BARRIERS PERSIST_SENT PERSIST_SERVED",
+ * then those of DDSM_IOC_STATUS that say how far the data had to travel:
+ * "FAULTS_READ FAULTS_WRITE UPGRADES MSGS_SENT".
  * In pmem mode node 0 first times the Scope barrier over one dirty unit,
  * homed here and homed on node 1, ROUNDS times each (default 200):
  * "bench barrier_lat local|remote N P50_US P90_US MIN_US".
@@ -64,6 +70,7 @@
 #define MODEL_BASE	(16ULL << 20)
 #define MODEL_STRIDE	(1ULL << 20)
 #define MAX_UNITS	(MODEL_STRIDE / DSM_UNIT)
+#define MAX_MODELS	8	/* regions of MODEL_STRIDE below SYNC_GADDR */
 
 #define VAL_SIZE	1024
 #define VAL_WORDS	(VAL_SIZE / sizeof(uint64_t))
@@ -73,7 +80,8 @@
 
 static struct ddsm d;
 static int me, nn;
-static unsigned int secs = 20, units = 64, k_scope = 16, read_pct = 50;
+static unsigned int secs = 30, reps = 3, units = 64, k_scope = 16;
+static unsigned int read_pct = 50;
 static unsigned int rounds = 200;
 static uint64_t rng;
 
@@ -197,6 +205,12 @@ static void pstatus(struct ddsm_pmem_status *ps)
 		tap_bail("ddsm_pmem_status: %s", strerror(errno));
 }
 
+static void cstatus(struct ddsm_status *st)
+{
+	if (ddsm_status(&d, st))
+		tap_bail("ddsm_status: %s", strerror(errno));
+}
+
 static uint64_t pct(uint64_t *v, uint64_t n, unsigned int p)
 {
 	return n ? v[(n - 1) * p / 100] : 0;
@@ -207,14 +221,17 @@ static uint64_t pct(uint64_t *v, uint64_t n, unsigned int p)
 static void run_model(struct dsm_sync *s, struct run *r)
 {
 	struct ddsm_pmem_status a, b;
+	struct ddsm_status ca, cb;
 	uint64_t t_end, t0, key;
 	double el;
 
+	r->ops = r->writes = r->reads = r->torn = r->nlat = 0;
 	if (dsm_barrier(s))
 		tap_bail("%s: start barrier timed out", r->name);
 	pstatus(&a);
+	cstatus(&ca);
 	t0 = now_ns();
-	t_end = t0 + (uint64_t)secs * 1000000000ULL;
+	t_end = t0 + (uint64_t)secs * 1000000000ULL / reps;
 	while (now_ns() < t_end) {
 		if (next_rand() % 100 < read_pct)
 			read_value(r, next_rand() % r->nvals);
@@ -223,6 +240,7 @@ static void run_model(struct dsm_sync *s, struct run *r)
 		r->ops++;
 	}
 	el = (now_ns() - t0) / 1e9;
+	cstatus(&cb);
 	if (dsm_barrier(s))
 		tap_bail("%s: end barrier timed out", r->name);
 	usleep(FLUSH_WAIT_US);
@@ -236,10 +254,15 @@ static void run_model(struct dsm_sync *s, struct run *r)
 	       r->reads, r->torn, pct(r->lat, r->nlat, 50) / 1e3,
 	       pct(r->lat, r->nlat, 99) / 1e3);
 	printf(" %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-	       " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+	       " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64,
 	       D(persists), D(bytes), D(fences), D(flushes), D(records),
 	       D(durable_grants), D(barriers), D(persist_sent),
 	       D(persist_served));
+	printf(" %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+	       (uint64_t)(cb.faults_read - ca.faults_read),
+	       (uint64_t)(cb.faults_write - ca.faults_write),
+	       (uint64_t)(cb.upgrades - ca.upgrades),
+	       (uint64_t)(cb.msgs_sent - ca.msgs_sent));
 	fflush(stdout);
 	/* Every value this node wrote is still its last version. */
 	for (key = me; key < r->nvals; key += nn)
@@ -331,22 +354,24 @@ static void lat_phase(struct dsm_sync *s)
 
 static void usage(const char *argv0)
 {
-	fprintf(stderr, "usage: %s [-t SECS] [-u UNITS] [-k K] [-r READ_PCT] [-n ROUNDS] pmem MODEL... | dram\n",
+	fprintf(stderr, "usage: %s [-t SECS] [-R REPS] [-u UNITS] [-k K] [-r READ_PCT] [-n ROUNDS] pmem MODEL... | dram\n",
 		argv0);
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
+	struct run runs[MAX_MODELS];
 	struct dsm_sync s;
-	struct run r;
+	unsigned int rep;
+	int c, i, nr;
 	void *sync;
 	bool pmem;
-	int c, i;
 
-	while ((c = getopt(argc, argv, "t:u:k:r:n:")) != -1) {
+	while ((c = getopt(argc, argv, "t:R:u:k:r:n:")) != -1) {
 		switch (c) {
 		case 't': secs = parse_ul(optarg, "seconds"); break;
+		case 'R': reps = parse_ul(optarg, "turns"); break;
 		case 'u': units = parse_ul(optarg, "units"); break;
 		case 'k': k_scope = parse_ul(optarg, "K"); break;
 		case 'r': read_pct = parse_ul(optarg, "read %"); break;
@@ -354,12 +379,13 @@ int main(int argc, char **argv)
 		default: usage(argv[0]);
 		}
 	}
-	if (optind >= argc || !secs || !units || units > MAX_UNITS ||
+	if (optind >= argc || !secs || !reps || !units || units > MAX_UNITS ||
 	    !k_scope || read_pct > 100 || !rounds)
 		usage(argv[0]);
 	pmem = !strcmp(argv[optind], "pmem");
-	if (pmem ? optind + 1 >= argc :
-	    strcmp(argv[optind], "dram") || optind + 1 != argc)
+	nr = argc - optind - 1;
+	if (pmem ? nr < 1 || nr > MAX_MODELS :
+	    strcmp(argv[optind], "dram") || nr)
 		usage(argv[0]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (ddsm_open(&d, NULL)) {
@@ -377,15 +403,16 @@ int main(int argc, char **argv)
 	if (dsm_sync_init(&s, sync, SYNC_GADDR / DSM_UNIT, me, nn, 120))
 		tap_bail("first barrier timed out");
 	if (!pmem) {
-		setup_run(&r, "dram", 0);
-		run_model(&s, &r);
+		setup_run(&runs[0], "dram", 0);
+		nr = 1;
 	} else {
 		lat_phase(&s);
-		for (i = optind + 1; i < argc; i++) {
-			setup_run(&r, argv[i], i - optind - 1);
-			run_model(&s, &r);
-		}
+		for (i = 0; i < nr; i++)
+			setup_run(&runs[i], argv[optind + 1 + i], i);
 	}
+	for (rep = 0; rep < reps; rep++)
+		for (i = 0; i < nr; i++)
+			run_model(&s, &runs[(i + rep) % nr]);
 	if (dsm_barrier(&s))
 		tap_bail("last barrier timed out");
 	return tap_failed ? 1 : 0;
