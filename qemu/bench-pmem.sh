@@ -49,7 +49,7 @@ echo "$head"
 rm -f "$BUILD_DIR/qemu/pmem/$NAME"-node*.img
 t0=$SECONDS
 cmd="BENCH_PMEM_SECS=$SECS BENCH_PMEM_MODELS='$MODELS' BENCH_PMEM_ARGS='${BENCH_PMEM_ARGS:-}' bash /ddsm/tests/bench_pmem.sh"
-bash "$HERE/cluster.sh" -n 3 -t $((SECS * 12 + 480)) --name "$NAME" --pmem 64 -- "$cmd" >"$log" 2>&1
+bash "$HERE/cluster.sh" -n 3 -t $((SECS * 35 + 600)) --name "$NAME" --pmem 64 -- "$cmd" >"$log" 2>&1
 rc=$?
 rm -f "$BUILD_DIR/qemu/pmem/$NAME"-node*.img
 grep -E '^\[n[0-9]+\] (not ok|Bail out)' "$log"

@@ -218,7 +218,7 @@ static uint64_t pct(uint64_t *v, uint64_t n, unsigned int p)
 
 #define D(f) (uint64_t)(b.f - a.f)
 
-static void run_model(struct dsm_sync *s, struct run *r)
+static void run_model(struct dsm_sync *s, struct run *r, bool last)
 {
 	struct ddsm_pmem_status a, b;
 	struct ddsm_status ca, cb;
@@ -245,7 +245,7 @@ static void run_model(struct dsm_sync *s, struct run *r)
 		tap_bail("%s: end barrier timed out", r->name);
 	usleep(FLUSH_WAIT_US);
 	pstatus(&b);
-	/* The checks below read every value: not counted as the model's. */
+	/* The checks below may read every value: not the model's counts. */
 	if (dsm_barrier(s))
 		tap_bail("%s: barrier after the counters timed out", r->name);
 	qsort(r->lat, r->nlat, sizeof(*r->lat), cmp_u64);
@@ -264,7 +264,13 @@ static void run_model(struct dsm_sync *s, struct run *r)
 	       (uint64_t)(cb.upgrades - ca.upgrades),
 	       (uint64_t)(cb.msgs_sent - ca.msgs_sent));
 	fflush(stdout);
-	/* Every value this node wrote is still its last version. */
+	if (!last)
+		return;
+	/*
+	 * After the last turn: every value this node wrote is still its
+	 * last version, and every value reads whole.  Only then: on a
+	 * starved guest each of these reads can take 100 ms.
+	 */
 	for (key = me; key < r->nvals; key += nn)
 		if (r->vals[key * VAL_WORDS] != r->last_written[key])
 			tap_bail("%s: key %" PRIu64 " ends at version %" PRIu64
@@ -272,9 +278,13 @@ static void run_model(struct dsm_sync *s, struct run *r)
 				 r->vals[key * VAL_WORDS], r->last_written[key]);
 	for (key = 0; key < r->nvals; key++)
 		read_value(r, key);
-	tap(1, "%s: %" PRIu64 " writes, %" PRIu64 " reads verified, %" PRIu64
-	    " torn copies retried", r->name, r->writes, r->reads, r->torn);
+	tap(1, "%s: every value verified after %u turns, %" PRIu64
+	    " torn copies retried in the last", r->name, reps, r->torn);
 }
+
+/* All the models' regions, mapped as one window (map_window() reports a
+ * SIGBUS by its address in the last window it mapped). */
+static char *models;
 
 static void setup_run(struct run *r, const char *name, int slot)
 {
@@ -294,8 +304,7 @@ static void setup_run(struct run *r, const char *name, int slot)
 		r->scope = r->model == DDSM_MODEL_SCOPE;
 	}
 	r->nvals = (uint64_t)units * VALS_PER_UNIT;
-	r->vals = (volatile uint64_t *)map_window(&d, r->gaddr,
-						  (size_t)units * DSM_UNIT);
+	r->vals = (volatile uint64_t *)(models + slot * MODEL_STRIDE);
 	r->last_written = calloc(r->nvals, sizeof(uint64_t));
 	r->last_seen = calloc(r->nvals, sizeof(uint64_t));
 	r->cap = 1 << 20;
@@ -402,6 +411,7 @@ int main(int argc, char **argv)
 		tap_bail("mapping the barrier words: %s", strerror(errno));
 	if (dsm_sync_init(&s, sync, SYNC_GADDR / DSM_UNIT, me, nn, 120))
 		tap_bail("first barrier timed out");
+	models = map_window(&d, MODEL_BASE, (pmem ? nr : 1) * MODEL_STRIDE);
 	if (!pmem) {
 		setup_run(&runs[0], "dram", 0);
 		nr = 1;
@@ -412,7 +422,7 @@ int main(int argc, char **argv)
 	}
 	for (rep = 0; rep < reps; rep++)
 		for (i = 0; i < nr; i++)
-			run_model(&s, &runs[(i + rep) % nr]);
+			run_model(&s, &runs[(i + rep) % nr], rep == reps - 1);
 	if (dsm_barrier(&s))
 		tap_bail("last barrier timed out");
 	return tap_failed ? 1 : 0;
