@@ -27,7 +27,7 @@ MANDIR     ?= $(PREFIX)/share/man
 export BUILD_DIR KVER KDIR STAGE PREFIX
 
 .PHONY: all module userlib tools testprogs stage setup demo check kunit \
-	vmtests clean distclean checkpatch soak check-debug bench install deb
+	vmtests clean distclean checkpatch soak check-debug bench bench-pmem install deb
 
 all: module userlib tools testprogs
 
@@ -101,6 +101,12 @@ soak: setup
 bench: setup
 	$(MAKE) stage
 	bash qemu/bench-workloads.sh
+
+# Each persistency model's cost on 3 nodes with NVDIMMs, against Eventual
+# and DRAM only (docs/benchmarks.md, "Persistency models"); about 5 min.
+bench-pmem: setup
+	$(MAKE) stage
+	bash qemu/bench-pmem.sh
 
 # The VM suites on a lockdep+KASAN guest kernel built once from Debian's
 # linux-source and cached outside the checkout (tests/run-debug.sh).
