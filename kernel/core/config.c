@@ -153,8 +153,9 @@ int ddsm_node_build(struct ddsm_node *n, u32 nr_nodes, u32 self,
 
 void ddsm_node_unbuild(struct ddsm_node *n)
 {
-	/* The persist worker sends through the transport: stop it first. */
+	/* The persist worker and the hold timer send: stop them first. */
 	ddsm_barrier_quiesce(n);
+	ddsm_holds_quiesce(n);
 	if (n->tp)
 		n->tp->ops->destroy(n->tp);
 	n->tp = NULL;

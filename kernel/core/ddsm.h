@@ -136,6 +136,7 @@ struct ddsm_holds {
 		u8 for_write;	/* read done, waiting for the write */
 	} slot[DDSM_HOLD_SLOTS];
 	struct delayed_work work;
+	bool stopping;		/* unbuild: the timer is not armed again */
 };
 
 struct ddsm_persist;
@@ -224,6 +225,8 @@ void ddsm_rejoin_up(struct ddsm_node *n, u32 node);
 
 /* core/hold.c: lines held for the access that waited for them. */
 void ddsm_holds_init(struct ddsm_node *n);
+/* Before the transport goes: the timer, which sends UNLOCKs, is stopped. */
+void ddsm_holds_quiesce(struct ddsm_node *n);
 void ddsm_holds_stop(struct ddsm_node *n);
 void ddsm_hold_start(struct ddsm_node *n, u64 unit);
 void ddsm_hold_done(struct ddsm_node *n, u64 unit, struct ddsm_actions *acts);

@@ -68,8 +68,10 @@ static void hold_expire(struct work_struct *work)
 		spin_unlock(&h->lock);
 		release_now(n, unit, seq, expired);
 	}
-	if (left)
+	spin_lock(&h->lock);
+	if (left && !h->stopping)
 		schedule_delayed_work(&h->work, next);
+	spin_unlock(&h->lock);
 }
 
 void ddsm_hold_start(struct ddsm_node *n, u64 unit)
@@ -79,7 +81,7 @@ void ddsm_hold_start(struct ddsm_node *n, u64 unit)
 	u32 i;
 
 	spin_lock(&h->lock);
-	for (i = 0; i < DDSM_HOLD_SLOTS; i++) {
+	for (i = 0; i < DDSM_HOLD_SLOTS && !h->stopping; i++) {
 		if (h->slot[i].used)
 			continue;
 		h->slot[i].used = 1;
@@ -95,7 +97,7 @@ void ddsm_hold_start(struct ddsm_node *n, u64 unit)
 		return;
 	}
 	spin_unlock(&h->lock);
-	/* No slot to bound it with: do without the hold. */
+	/* No slot (or no timer) to bound it with: do without the hold. */
 	atomic64_inc(&n->stats.hold_skipped);
 	release_now(n, unit, seq, false);
 }
@@ -131,7 +133,7 @@ void ddsm_hold_for_write(struct ddsm_node *n, u64 unit,
 	u32 i;
 
 	spin_lock(&h->lock);
-	for (i = 0; i < DDSM_HOLD_SLOTS; i++) {
+	for (i = 0; i < DDSM_HOLD_SLOTS && !h->stopping; i++) {
 		if (!h->slot[i].used || h->slot[i].unit != unit)
 			continue;
 		if (!h->slot[i].for_write) {
@@ -154,10 +156,24 @@ void ddsm_holds_init(struct ddsm_node *n)
 	INIT_DELAYED_WORK(&n->holds.work, hold_expire);
 }
 
-/* The state is being torn down: forget every hold, nobody waits for them. */
+void ddsm_holds_quiesce(struct ddsm_node *n)
+{
+	spin_lock(&n->holds.lock);
+	n->holds.stopping = true;
+	spin_unlock(&n->holds.lock);
+	cancel_delayed_work_sync(&n->holds.work);
+}
+
+/*
+ * The state is being torn down, the transport gone: forget every hold,
+ * nobody waits for them.  The next build arms the timer again.
+ */
 void ddsm_holds_stop(struct ddsm_node *n)
 {
 	cancel_delayed_work_sync(&n->holds.work);
+	spin_lock(&n->holds.lock);
 	memset(n->holds.slot, 0, sizeof(n->holds.slot));
 	n->holds.nr = 0;
+	n->holds.stopping = false;
+	spin_unlock(&n->holds.lock);
 }
