@@ -54,6 +54,10 @@ c --set-str LOCALVERSION "-ddsm-debug" --disable LOCALVERSION_AUTO
 c --enable MODULES --enable MODULE_UNLOAD --enable VIRTIO_PCI --enable VIRTIO_NET
 c --enable INFINIBAND --enable INFINIBAND_USER_ACCESS --enable RDMA_RXE
 c --enable NET_SCHED --enable NET_SCH_NETEM
+# pmem= (issue 12): QEMU's NVDIMMs (NFIT), fsdax namespaces, memmap=.
+c --enable MEMORY_HOTPLUG --enable MEMORY_HOTREMOVE --enable ZONE_DEVICE \
+	--enable LIBNVDIMM --enable BLK_DEV_PMEM --enable ND_PFN \
+	--enable ACPI_NFIT --enable X86_PMEM_LEGACY --enable DAX --enable FS_DAX
 c --enable CRYPTO_HMAC --enable CRYPTO_SHA256 --enable CRYPTO_CRC32C \
 	--enable CRYPTO_CRC32 --enable LIBCRC32C
 # ddsm's tracepoints (load.sh reads them on a failure).
@@ -68,7 +72,8 @@ c --enable DEBUG_INFO_NONE --disable DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT \
 	--disable DEBUG_INFO_DWARF4 --disable DEBUG_INFO_DWARF5
 make -s olddefconfig
 for o in PROVE_LOCKING KASAN DEBUG_ATOMIC_SLEEP DETECT_HUNG_TASK RDMA_RXE \
-	INFINIBAND_USER_ACCESS NET_SCH_NETEM CRYPTO_HMAC; do
+	INFINIBAND_USER_ACCESS NET_SCH_NETEM CRYPTO_HMAC FS_DAX BLK_DEV_PMEM \
+	ACPI_NFIT; do
 	grep -q "^CONFIG_$o=y" .config || { log "CONFIG_$o did not stick"; exit 1; }
 done
 
