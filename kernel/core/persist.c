@@ -170,6 +170,20 @@ static bool take_image(struct ddsm_persist *p, u64 idx, u64 unit, void *buf)
 }
 
 /*
+ * Take @unit's image into slot @k of the batch in p->bounce; 1 if there
+ * was one, 0 if the unit has no frame (nothing to persist).
+ */
+static u32 batch_add(struct ddsm_persist *p, u64 idx, u64 unit, u64 *units,
+		     u64 *idxs, u32 k)
+{
+	if (!take_image(p, idx, unit, p->bounce + (size_t)k * PAGE_SIZE))
+		return 0;
+	units[k] = unit;
+	idxs[k] = idx;
+	return 1;
+}
+
+/*
  * Make the @k images in p->bounce durable; on failure their units are
  * dirty again.  The caller holds p->lock.
  */
@@ -235,12 +249,7 @@ static long persist_some(struct ddsm_persist *p, u64 from, u64 to, u64 max,
 				idx++;
 				continue;
 			}
-			if (take_image(p, idx, unit,
-				       p->bounce + (size_t)k * PAGE_SIZE)) {
-				units[k] = unit;
-				idxs[k] = idx;
-				k++;
-			}
+			k += batch_add(p, idx, unit, units, idxs, k);
 			idx++;
 		}
 		if (!k)
@@ -357,12 +366,7 @@ int ddsm_persist_units(struct ddsm_node *n, const u64 *list, u32 nr)
 		idx = ddsm_unit_home_index(&n->space, unit);
 		if (idx >= p->nr_home || !test_bit(idx, p->dirty))
 			continue;
-		if (take_image(p, idx, unit,
-			       p->bounce + (size_t)k * PAGE_SIZE)) {
-			units[k] = unit;
-			idxs[k] = idx;
-			k++;
-		}
+		k += batch_add(p, idx, unit, units, idxs, k);
 		if (k == DDSM_PSTORE_BATCH_MAX) {
 			err = commit_batch(p, units, idxs, k);
 			k = 0;

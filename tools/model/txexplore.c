@@ -15,7 +15,12 @@
  * 64-bit hash of their contents (hash compaction: a collision, about
  * n^2 / 2^65 for n states, could hide a state, never invent a violation).
  *
- *   txexplore [-t TXS] [-o OPS] [-l LINES] [--plant skip-probe] [--tap] [-q]
+ *   txexplore [-t TXS] [-o OPS] [-l LINES] [-r RUNS] [--plant skip-probe]
+ *             [--tap] [-q]
+ *
+ * -r RUNS: instead of every program and interleaving, RUNS random ones
+ * (random programs of 1..OPS operations, one random enabled step at a
+ * time), for sizes the exhaustive search cannot reach.
  *
  * --plant skip-probe: a committer's Intend does not doom the running
  * transactions that read or wrote its lines (the write-set probe of the
@@ -30,8 +35,8 @@
 
 #define HOMES	2
 #define MAXT	3
-#define MAXO	2
-#define MAXL	2
+#define MAXO	4
+#define MAXL	4
 #define SLOTS	4
 #define MAXV	8		/* versions per line: at most MAXT writes */
 #define MAXSQ	8
@@ -56,7 +61,8 @@ struct world {
 	struct tx t[MAXT];
 };
 
-static u32 ntx = 2, nops = 2, nlines = 2;
+static u32 ntx = 2, nops = 2, nlines = 2, runs;
+static u64 rng_state = 0x5DEECE66DULL;
 static bool plant, tap, quiet;
 static u64 states, histories, commits, aborts;
 static const char *violation;
@@ -335,6 +341,51 @@ static void explore(const struct world *w)
 		violation = "deadlock: no transaction can move";
 }
 
+static u32 rnd(u32 n)
+{
+	/* xorshift64*: a fixed seed, so a run can be replayed. */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (u32)((rng_state * 0x2545F4914F6CDD1DULL) >> 33) % n;
+}
+
+/* One random history from @w: a random enabled step at a time. */
+static void walk(struct world *w)
+{
+	static struct world next[MAXT + MAXSQ];
+	u32 i, n, all_done;
+
+	for (;;) {
+		n = 0;
+		for (i = 0; i < ntx; i++) {
+			next[n] = *w;
+			fixup(&next[n]);
+			if (step(&next[n], i))
+				n++;
+		}
+		for (i = 0; i < w->nsq; i++) {
+			next[n] = *w;
+			fixup(&next[n]);
+			deliver_squash(&next[n++], i);
+		}
+		if (violation)
+			return;
+		if (!n) {
+			for (all_done = 1, i = 0; i < ntx; i++)
+				all_done &= w->t[i].done;
+			if (all_done)
+				check_history(w);
+			else
+				violation = "deadlock: no transaction can move";
+			return;
+		}
+		*w = next[rnd(n)];
+		fixup(w);
+		states++;
+	}
+}
+
 /* Program number @p: its op count and ops, over nlines lines. */
 static void set_program(struct tx *t, u32 p)
 {
@@ -356,7 +407,8 @@ static void set_program(struct tx *t, u32 p)
 int main(int argc, char **argv)
 {
 	static struct world w;
-	u32 programs = 0, per, combos = 1, c, i, x;
+	u64 combos = 1, c, x;
+	u32 programs = 0, per, i;
 	int a;
 
 	for (a = 1; a < argc; a++) {
@@ -366,6 +418,8 @@ int main(int argc, char **argv)
 			nops = (u32)atoi(argv[++a]);
 		else if (!strcmp(argv[a], "-l") && a + 1 < argc)
 			nlines = (u32)atoi(argv[++a]);
+		else if (!strcmp(argv[a], "-r") && a + 1 < argc)
+			runs = (u32)atoi(argv[++a]);
 		else if (!strcmp(argv[a], "--plant") && a + 1 < argc &&
 			 !strcmp(argv[a + 1], "skip-probe"))
 			plant = true, a++;
@@ -391,7 +445,23 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < ntx; i++)
 		combos *= programs;
-	for (c = 0; c < combos && !violation; c++) {
+	if (!runs && combos > 1000000) {
+		fprintf(stderr, "txexplore: %llu program tuples: too many to search, use -r\n",
+			(unsigned long long)combos);
+		return 2;
+	}
+	for (c = 0; c < runs && !violation; c++) {
+		memset(&w, 0, sizeof(w));
+		for (i = 0; i < HOMES; i++)
+			ddsm_txh_init(&w.home[i], w.ent[i], SLOTS);
+		memset(w.writer, -1, sizeof(w.writer));
+		for (i = 0; i < ntx; i++) {
+			ddsm_txc_begin(&w.t[i].c, (u16)i, 0);
+			set_program(&w.t[i], rnd(programs));
+		}
+		walk(&w);
+	}
+	for (c = 0; c < combos && !runs && !violation; c++) {
 		memset(&w, 0, sizeof(w));
 		for (i = 0; i < HOMES; i++)
 			ddsm_txh_init(&w.home[i], w.ent[i], SLOTS);
@@ -404,14 +474,23 @@ int main(int argc, char **argv)
 	}
 	if (plant) {
 		if (tap)
-			printf("%s - txmodel planted skip-probe %s in %u tx x %u ops over %u lines%s%s\n",
+			printf("%s - txmodel planted skip-probe %s in %s%u tx x %u ops over %u lines%s%s\n",
 			       violation ? "ok" : "not ok",
-			       violation ? "caught" : "NOT caught", ntx, nops,
+			       violation ? "caught" : "NOT caught",
+			       runs ? "random runs of " : "", ntx, nops,
 			       nlines, violation ? ": " : "",
 			       violation ? violation : "");
 		return violation ? 0 : 1;
 	}
-	if (tap)
+	if (tap && runs)
+		printf("%s - txmodel %u random histories of %u tx x 1-%u ops over %u lines: %llu steps (%llu commits, %llu aborts)%s%s\n",
+		       violation ? "not ok" : "ok", runs, ntx, nops, nlines,
+		       (unsigned long long)states,
+		       (unsigned long long)commits,
+		       (unsigned long long)aborts,
+		       violation ? ": " : ", serializable, no deadlock",
+		       violation ? violation : "");
+	else if (tap)
 		printf("%s - txmodel %u tx x %u ops over %u lines: %u programs each, %llu states, %llu end states (%llu commits, %llu aborts)%s%s\n",
 		       violation ? "not ok" : "ok", ntx, nops, nlines, programs,
 		       (unsigned long long)states,
