@@ -205,15 +205,18 @@ void ddsm_barrier_rx(struct ddsm_node *n, const struct ddsm_msg *m)
 }
 
 /*
- * DDSM_PERSIST_ALL, a unit not held dirty here: what this node sent its
- * home about it must be ahead of the PERSIST.  An eviction on its way is
- * in once its EVICT_ACK is; a writeback the receive path sent for a FETCH
- * is out once the receive path lets go of rx_lock, under which it handled
- * the FETCH and sent the writeback.
+ * A unit not held dirty here (any more): what this node sent its home
+ * about it must be ahead of the PERSIST.  An eviction on its way is in
+ * once its EVICT_ACK is; a writeback the receive path sent for a FETCH is
+ * out once the receive path lets go of rx_lock, under which it handled
+ * the FETCH and sent the writeback.  Returns 0, -ETIMEDOUT (the eviction
+ * is still out) or -EHOSTDOWN (a dirty copy whose home went away: kept
+ * for its return, not durable).
  */
-static void settle_unit(struct ddsm_node *n, u64 unit, unsigned int ms)
+static int settle_unit(struct ddsm_node *n, u64 unit, unsigned int ms)
 {
 	struct ddsm_cline *l = ddsm_cache_line(&n->cache, unit);
+	u8 st;
 
 	wait_event_timeout(*ddsm_cl_wait(n, unit),
 			   READ_ONCE(l->state) != DDSM_C_MI_A &&
@@ -221,6 +224,31 @@ static void settle_unit(struct ddsm_node *n, u64 unit, unsigned int ms)
 			   msecs_to_jiffies(ms));
 	mutex_lock(&n->rx_lock);
 	mutex_unlock(&n->rx_lock);
+	st = READ_ONCE(l->state);
+	if (st == DDSM_C_MO)
+		return -EHOSTDOWN;
+	return st == DDSM_C_MI_A || st == DDSM_C_SI_A ? -ETIMEDOUT : 0;
+}
+
+/*
+ * Must a PERSIST for @unit (homed elsewhere) follow?  A dirty copy goes
+ * home first (the eviction carries it); one already on its way is waited
+ * for; with DDSM_PERSIST_ALL a unit not held is persisted at home all the
+ * same.  A dirty copy whose home is gone makes the barrier fail.
+ */
+static int barrier_unit(struct ddsm_node *n, u64 unit, u32 flags,
+			unsigned int ms)
+{
+	u8 st = READ_ONCE(ddsm_cache_line(&n->cache, unit)->state);
+
+	if (st == DDSM_C_M && ddsm_evict(n, unit, false, false))
+		return 1;
+	st = READ_ONCE(ddsm_cache_line(&n->cache, unit)->state);
+	if (st == DDSM_C_MO)
+		return -EHOSTDOWN;
+	if (st != DDSM_C_MI_A && !(flags & DDSM_PERSIST_ALL))
+		return 0;
+	return settle_unit(n, unit, ms) ?: 1;
 }
 
 int ddsm_barrier(struct ddsm_node *n, u64 gaddr, u64 len, u32 flags)
@@ -252,18 +280,9 @@ int ddsm_barrier(struct ddsm_node *n, u64 gaddr, u64 len, u32 flags)
 			cond_resched();
 		if (home == n->space.node_id)
 			continue;
-		/*
-		 * A dirty copy goes home first; with DDSM_PERSIST_ALL a unit
-		 * not held (any more) is persisted at home all the same.
-		 */
-		if (READ_ONCE(ddsm_cache_line(&n->cache, unit)->state) ==
-		    DDSM_C_M) {
-			if (!ddsm_evict(n, unit, false, false) &&
-			    !(flags & DDSM_PERSIST_ALL))
-				continue;
-		} else if (flags & DDSM_PERSIST_ALL) {
-			settle_unit(n, unit, timeout_ms);
-		} else {
+		ret = barrier_unit(n, unit, flags, timeout_ms);
+		if (ret <= 0) {
+			err = err ?: ret;
 			continue;
 		}
 		atomic_inc(&b->pending);

@@ -276,7 +276,8 @@ struct ddsm_pmem_status {
  * durable write, ddsm_write_durable()).  ENODEV: this node or a home runs without pmem=;
  * ERANGE outside the space; EIO when a home's media failed; ETIMEDOUT when
  * a home did not answer within fault_timeout_ms; EHOSTDOWN when it was
- * unreachable.
+ * unreachable, or when this node holds a dirty copy of a unit whose home
+ * went away (kept for its return, not durable).
  */
 struct ddsm_persist_arg {
 	__u64 gaddr;
