@@ -16,12 +16,17 @@
 #               the kill
 #   PC_ARGS   more module parameters (pmem_check=1)
 #   PC_MOUNT  what the namespace must be at mount (formatted, recovered)
+#   PC_CLEAN_BUT  node K: every other node must mount clean (it unloaded
+#             in the boot before), K recovered (it was killed)
 # Its stdout (ttyS2) carries the program's "PC ..." lines to the host.
 
 . "$(dirname "${BASH_SOURCE[0]}")/cluster_lib.sh"
 BOOT=${PC_BOOT:?} STEPS=${PC_STEPS:?} END=${PC_END:-exit} ARGS=${PC_ARGS:-}
 MOUNT=${PC_MOUNT:-recovered} SECS=${PC_SECS:-6} KEEP=${PC_KEEP:-50}
 PM=/dev/pmem0
+if [ -n "${PC_CLEAN_BUT:-}" ]; then
+	[ "$ME" = "$PC_CLEAN_BUT" ] && MOUNT=recovered || MOUNT=clean
+fi
 pm() { $CTL status | sed -n "s/^pmem_$1: //p"; }
 marker() { echo "$*" >/dev/ttyS1; }
 echo "PC boot $BOOT ."
@@ -66,30 +71,44 @@ fi
 
 $P "$BOOT" "$STEPS" "$SECS" &
 pid=$!
-if [ "$END" = wait ]; then
+if [ "$END" = wait ] || [ "$END" = unload ]; then
 	wait $pid
 	echo "# node$ME: ddsm-test-pcrash exit $?"
+	[ "$END" = unload ] && dmesg | grep 'ddsm' | tail -n 25 | sed "s/^/# node$ME: /"
+	# unload: the survivors of a home's death leave their namespaces
+	# clean (the next boot checks they mount clean).
+	[ "$END" = unload ] && check "boot $BOOT: rmmod ddsm after the writers ended" rmmod ddsm
 	marker "pc idle"
 	sleep 900
 	exit 1
 fi
 
-# crash: the host says when.
+# crash: the host says when.  First every node stops its writer ("stop",
+# answered "pc stopped"), then every node fails ("crash"): no ack can be
+# printed after any home lost power, so each printed ack was given before.
 exec 4</dev/ttyS1
-while read -r -t 300 line <&4; do
-	[ "${line%$'\r'}" = crash ] && break
-done
-# Nothing acks once the writer is stopped, so every ack printed was
-# given before the power failure.
+getline() {
+	local line
+	while read -r -t 300 line <&4; do
+		[ "${line%$'\r'}" = "$1" ] && return 0
+	done
+	return 1
+}
+getline stop
 kill -STOP $pid 2>/dev/null
-for _ in $(seq 100); do
+for _ in $(seq 200); do
 	st=$(awk '{print $3}' /proc/$pid/stat 2>/dev/null)
 	[ -z "$st" ] || [ "$st" = T ] || [ "$st" = Z ] && break
 	sleep 0.05
 done
+echo "# node$ME: writer $([ -z "$st" ] && echo ended || echo "stopped ($st)")"
+marker "pc stopped"
+getline crash
 [ -d /sys/kernel/debug/ddsm ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
-echo "$KEEP" >/sys/kernel/debug/ddsm/pmem_crash
-echo "# node$ME: writer $([ -z "$st" ] && echo ended || echo "stopped ($st)"); $(dmesg | grep -o 'simulated power failure.*' | tail -n1)"
+check "boot $BOOT: simulated power failure (debugfs ddsm/pmem_crash, $KEEP% of unfenced lines kept)" \
+	bash -c "echo $KEEP >/sys/kernel/debug/ddsm/pmem_crash"
+check "boot $BOOT: the kernel says so: $(dmesg | grep -o 'simulated power failure.*' | tail -n1)" \
+	bash -c "dmesg | grep -q 'ddsm: pmem pmem0: simulated power failure: [0-9]* unfenced pieces dropped'"
 marker "pc crashed"
 sleep 900
 exit 1

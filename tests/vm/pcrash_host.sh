@@ -9,14 +9,14 @@
 #   boot 1  a 1 MiB pattern with ddsm_write_durable (Synchronous); then
 #           series A: the writers run, and at a random point one home VM
 #           (random too) is SIGKILLed; the others carry on without its
-#           units until their writers end, then they are killed too
+#           units until their writers end, and unload (clean)
 #   boot 2  every node dumps the slots (checked here against series A's
 #           acks) and reads the pattern back; series B: the writers run
 #           and the whole cluster is SIGKILLed at a random point
 #   boot 3  checks series B; with the persist-domain checker
-#           (pmem_check=1), series C: at a random point each node stops
-#           its writer and simulates a power failure that keeps
-#           PC_KEEP% (50) of the unfenced lines, and all VMs are killed
+#           (pmem_check=1), series C: at a random point every node stops
+#           its writer, then every node simulates a power failure that
+#           keeps PC_KEEP% (50) of the unfenced lines; all VMs killed
 #   boot 4  checks series C and reads the pattern back, which survived
 #           three kills of the whole cluster
 # After each series, on every node: every acknowledged record is there
@@ -190,7 +190,7 @@ cl_msg "logs: $CL_LOG"
 
 # Boot 1: pattern, then series A: one home killed.
 VICTIM=$((RANDOM % 3))
-if boot 1 PC_STEPS=pw PC_END=wait PC_MOUNT=formatted &&
+if boot 1 PC_STEPS=pw PC_END=unload PC_MOUNT=formatted &&
 	wait_all 240 "pc warm" 0 1 2; then
 	ms=$(pause_random)
 	cl_stop_node "$VICTIM" KILL 2>/dev/null
@@ -206,7 +206,7 @@ show
 splats
 
 # Boot 2: check A, the pattern; series B: the whole cluster killed.
-if boot 2 PC_STEPS=dvw PC_END=wait && wait_all 240 "pc warm" 0 1 2; then
+if boot 2 PC_STEPS=dvw PC_END=wait PC_CLEAN_BUT=$VICTIM && wait_all 240 "pc warm" 0 1 2; then
 	ms=$(pause_random)
 	kill_all
 	ok "series B: the whole cluster SIGKILLed ${ms} ms after every writer was warm"
@@ -220,9 +220,12 @@ check 2 A
 if boot 3 PC_STEPS=dw PC_END=crash PC_ARGS=pmem_check=1 &&
 	wait_all 240 "pc warm" 0 1 2; then
 	ms=$(pause_random)
-	for i in 0 1 2; do cl_send "$i" crash; done
-	wait_all 60 "pc crashed" 0 1 2 &&
-		ok "series C: each node stopped its writer and simulated a power failure (${KEEP}% of unfenced lines kept) ${ms} ms after every writer was warm; all killed"
+	for i in 0 1 2; do cl_send "$i" stop; done
+	if wait_all 60 "pc stopped" 0 1 2; then
+		for i in 0 1 2; do cl_send "$i" crash; done
+		wait_all 60 "pc crashed" 0 1 2 &&
+			ok "series C: the writers stopped ${ms} ms after every one was warm, then each node simulated a power failure (${KEEP}% of unfenced lines kept); all killed"
+	fi
 fi
 kill_all
 show

@@ -27,8 +27,8 @@
  * unit until its own barrier or a reader's request, and a reader asks
  * only after the writer published the record and stopped writing it.
  *  sync, strict: ddsm_write_durable(); acked once it returned 0.
- *  scope: plain stores; ddsm_persist() of the region every round; the
- *    round's stores are acked once it returned 0.
+ *  scope: plain stores to two slots a round, then ddsm_persist() of
+ *    each; a slot's store is acked once its barrier returned 0.
  *  read_enf: plain stores, then the seq is published in a control word;
  *    the reader copies the record, checks its hash and logs the ack
  *    (the version it read must survive), then answers in its own control
@@ -80,7 +80,8 @@ static int me, nn;
 static int owner[M_NR][SLOTS], home[M_NR][SLOTS], reader[M_NR][SLOTS];
 static bool dead[DDSM_MAX_NODES];
 static bool bad_pair[DDSM_MAX_NODES][DDSM_MAX_NODES];	/* read_enf reads */
-static bool renf_off;		/* this node's read_enf writes stopped */
+static bool renf_off;
+static uint64_t t_op;		/* when the operation in flight began */		/* this node's read_enf writes stopped */
 static uint64_t got[M_NR];	/* acks this boot, per model */
 static uint64_t ctrl;		/* this boot's control units (fresh: zero) */
 
@@ -282,15 +283,22 @@ static bool put(int m, int s, uint64_t seq)
 		return false;
 	make_rec(r, m, s, seq);
 	if (sigsetjmp(op_env, 1)) {
-		mark_dead(h, "SIGBUS");
+		char why[96];
+
+		snprintf(why, sizeof(why), "SIGBUS writing %s slot %d after %.1f s",
+			 mname[m], s, (now_ns() - t_op) / 1e9);
+		mark_dead(h, why);
 		return false;
 	}
+	t_op = now_ns();
 	OP_BEGIN();
 	if (m == M_SYNC || m == M_STRICT) {
 		if (ddsm_write_durable(&d, (void *)slot_at(m, s),
 				       slot_gaddr(m, s), r, sizeof(r))) {
 			OP_END();
 			mark_dead(h, strerror(errno));
+			printf("# node%d: ddsm_write_durable of %s slot %d failed\n",
+			       me, mname[m], s);
 			return false;
 		}
 	} else {
@@ -359,26 +367,23 @@ static void write_loop(uint64_t boot, unsigned secs)
 				acks++;
 			}
 		}
-		/* Scope: two slots a round, then the barrier over the region. */
+		/* Scope: two slots a round, then their barriers. */
 		scope_n = 0;
 		for (k = 0; k < 2; k++) {
 			s = mine[M_SCOPE][(2 * round + k) % nmine[M_SCOPE]];
 			if (put(M_SCOPE, s, seq))
 				scope_seq[scope_n++] = s;
 		}
-		if (scope_n) {
-			if (ddsm_persist(&d, REC_BASE + M_SCOPE * RSTRIDE,
-					 SLOTS * DSM_UNIT)) {
-				printf("# node%d: ddsm_persist: %s\n", me,
-				       strerror(errno));
-				for (k = 0; k < scope_n; k++)
-					mark_dead(home[M_SCOPE][scope_seq[k]],
-						  "persist failed");
+		/* Each slot's own barrier: a dead home fails only its slots. */
+		for (k = 0; k < scope_n; k++) {
+			s = scope_seq[k];
+			if (ddsm_persist(&d, slot_gaddr(M_SCOPE, s), DSM_UNIT)) {
+				printf("# node%d: ddsm_persist of scope slot %d: %s\n",
+				       me, s, strerror(errno));
+				mark_dead(home[M_SCOPE][s], "persist failed");
 			} else {
-				for (k = 0; k < scope_n; k++) {
-					ack_line("A", M_SCOPE, scope_seq[k], seq);
-					acks++;
-				}
+				ack_line("A", M_SCOPE, s, seq);
+				acks++;
 			}
 		}
 		s = mine[M_EVENTUAL][round % nmine[M_EVENTUAL]];
