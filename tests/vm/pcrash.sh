@@ -10,6 +10,8 @@
 #   PC_END    exit: the program's status ends the boot;
 #             wait: once it ended, "pc idle" to the host, then wait for
 #               the host's kill;
+#             unload: as wait, but on the host's "unload" line, rmmod
+#               and "pc unloaded";
 #             crash: wait for the host's "crash" line on ttyS1, stop the
 #               writer, simulate a power failure (debugfs ddsm/pmem_crash,
 #               PC_KEEP% of unfenced lines kept), "pc crashed", wait for
@@ -71,22 +73,8 @@ fi
 
 $P "$BOOT" "$STEPS" "$SECS" &
 pid=$!
-if [ "$END" = wait ] || [ "$END" = unload ]; then
-	wait $pid
-	echo "# node$ME: ddsm-test-pcrash exit $?"
-	[ "$END" = unload ] && dmesg | grep 'ddsm' | tail -n 25 | sed "s/^/# node$ME: /"
-	# unload: the survivors of a home's death leave their namespaces
-	# clean (the next boot checks they mount clean).
-	[ "$END" = unload ] && check "boot $BOOT: rmmod ddsm after the writers ended" rmmod ddsm
-	marker "pc idle"
-	sleep 900
-	exit 1
-fi
-
-# crash: the host says when.  First every node stops its writer ("stop",
-# answered "pc stopped"), then every node fails ("crash"): no ack can be
-# printed after any home lost power, so each printed ack was given before.
 exec 4</dev/ttyS1
+# getline WORD: wait for that line from the host on ttyS1.
 getline() {
 	local line
 	while read -r -t 300 line <&4; do
@@ -94,6 +82,27 @@ getline() {
 	done
 	return 1
 }
+if [ "$END" = wait ] || [ "$END" = unload ]; then
+	wait $pid
+	echo "# node$ME: ddsm-test-pcrash exit $?"
+	marker "pc idle"
+	# unload: the survivors of a home's death leave their namespaces
+	# clean (the next boot checks they mount clean), once every writer
+	# is done ("unload" from the host): a home that leaves while another
+	# node still writes its units is another test.
+	if [ "$END" = unload ] && getline unload; then
+		$CTL status | grep -E '^pmem_|^fault_errors' | sed "s/^/# node$ME: /"
+		check "boot $BOOT: rmmod ddsm after every writer ended" rmmod ddsm
+		dmesg | grep 'ddsm' | grep -v 'region \[' | tail -n 8 | sed "s/^/# node$ME: /"
+		marker "pc unloaded"
+	fi
+	sleep 900
+	exit 1
+fi
+
+# crash: the host says when.  First every node stops its writer ("stop",
+# answered "pc stopped"), then every node fails ("crash"): no ack can be
+# printed after any home lost power, so each printed ack was given before.
 getline stop
 kill -STOP $pid 2>/dev/null
 for _ in $(seq 200); do

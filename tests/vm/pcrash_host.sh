@@ -9,7 +9,7 @@
 #   boot 1  a 1 MiB pattern with ddsm_write_durable (Synchronous); then
 #           series A: the writers run, and at a random point one home VM
 #           (random too) is SIGKILLed; the others carry on without its
-#           units until their writers end, and unload (clean)
+#           units until their writers end; then they unload (clean)
 #   boot 2  every node dumps the slots (checked here against series A's
 #           acks) and reads the pattern back; series B: the writers run
 #           and the whole cluster is SIGKILLed at a random point
@@ -196,10 +196,12 @@ if boot 1 PC_STEPS=pw PC_END=unload PC_MOUNT=formatted &&
 	cl_stop_node "$VICTIM" KILL 2>/dev/null
 	cl_alive "$VICTIM" && nok "series A: node$VICTIM killed" ||
 		ok "series A: node$VICTIM (a home) SIGKILLed ${ms} ms after every writer was warm"
-	for i in 0 1 2; do
-		[ "$i" = "$VICTIM" ] && continue
-		wait_all 120 "pc idle" "$i"
-	done
+	SURV=$(for i in 0 1 2; do [ "$i" = "$VICTIM" ] || echo "$i"; done)
+	# shellcheck disable=SC2086
+	if wait_all 180 "pc idle" $SURV; then
+		for i in $SURV; do cl_send "$i" unload; done
+		wait_all 120 "pc unloaded" $SURV
+	fi
 fi
 kill_all
 show

@@ -376,7 +376,13 @@ static void write_loop(uint64_t boot, unsigned secs)
 		}
 		/* Each slot's own barrier: a dead home fails only its slots. */
 		for (k = 0; k < scope_n; k++) {
+			struct ddsm_home_query q;
+
 			s = scope_seq[k];
+			/* Diagnostics (the host's checker skips "PC D"). */
+			if (!ddsm_home(&d, slot_gaddr(M_SCOPE, s), &q))
+				printf("PC D scope %d %" PRIu64 " state %u before the barrier .\n",
+				       s, seq, q.state);
 			if (ddsm_persist(&d, slot_gaddr(M_SCOPE, s), DSM_UNIT)) {
 				printf("# node%d: ddsm_persist of scope slot %d: %s\n",
 				       me, s, strerror(errno));
