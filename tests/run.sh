@@ -11,7 +11,7 @@
 # Variables: BUILD_DIR (default ./build), DDSM_TESTS (space-separated subset
 # of: kunit model packaging one_node three_node transport peer_death
 # home_death configure deploy auth late_home evict sigkill coherence load
-# pause rejoin lossy pmem workloads_host workloads fuzz litmus; default all).
+# pause rejoin lossy pmem pcrash workloads_host workloads fuzz litmus; default all).
 # LOAD_SECONDS, LOAD_HOG and LOAD_NODES tune the load component (make soak);
 # LOSSY_NETEM replaces the lossy component's netem options.
 set -uo pipefail
@@ -21,7 +21,7 @@ BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 RESULTS=$BUILD_DIR/results
 DDSM_TESTS=${DDSM_TESTS:-"kunit model workloads_host packaging one_node three_node transport
 	peer_death home_death configure deploy auth late_home evict sigkill coherence load pause
-	rejoin lossy pmem workloads fuzz litmus"}
+	rejoin lossy pmem pcrash workloads fuzz litmus"}
 export BUILD_DIR
 mkdir -p "$RESULTS"
 
@@ -135,6 +135,13 @@ for t in $DDSM_TESTS; do
 		# Units homed on pmem survive a clean unload and a kill:
 		# three boots of 3 nodes with the same NVDIMM files.
 		run_component pmem bash "$ROOT/tests/vm/pmem_host.sh" ;;
+	pcrash)
+		# Per model, writers on 3 nodes log what was promised; a home
+		# VM, then the whole cluster, then (persist-domain checker) a
+		# simulated power failure, each at a random point; four boots
+		# of the same NVDIMM files check every promise and a 1 MiB
+		# Synchronous pattern (issue 12).
+		run_component pcrash bash "$ROOT/tests/vm/pcrash_host.sh" ;;
 	workloads_host)
 		run_component workloads_host make -s -C "$ROOT/tools/workloads" check-host ;;
 	workloads)
