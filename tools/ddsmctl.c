@@ -129,6 +129,20 @@ static int print_pmem(struct ddsm *d, const char *dev)
 	C(persist_served);
 	C(durable_grants);
 	C(durable_errors);
+	if (ps.flags & DDSM_PMEM_BACKUP) {
+		printf("pmem_backup: %s%s\n",
+		       ps.flags & DDSM_PMEM_SYNCED ? "synced" : "degraded",
+		       ps.flags & DDSM_PMEM_TOOK_OVER ?
+		       ", serving the predecessor's units" : "");
+		C(replica_units);
+		C(replica_bytes);
+		C(replica_sent);
+		C(replica_acked);
+		C(replica_recv);
+		C(replica_degraded);
+		C(replica_resyncs);
+		C(failovers);
+	}
 #undef C
 	return 0;
 }

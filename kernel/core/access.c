@@ -101,15 +101,30 @@ static bool may_drop_lock(struct vm_fault *vmf, bool mkwrite)
  * does; after that, and for a home declared dead without rejoin, the fault
  * goes on and fails at once.
  */
-static unsigned long home_wait_until(struct ddsm_node *n, u32 home,
+static unsigned long home_wait_until(struct ddsm_node *n, u64 unit,
 				     unsigned long deadline)
 {
+	u32 home = ddsm_unit_home(&n->space, unit);
 	enum ddsm_peer_state st = ddsm_transport_peer_state(n->tp, home);
 	struct ddsm_rejoin *r = &n->rejoin[home];
+	enum ddsm_peer_state bst;
 	unsigned long end;
 
 	if (st == DDSM_PEER_UP || st == DDSM_PEER_SELF)
 		return 0;
+	/*
+	 * A home with a live backup that has not taken over yet: the backup
+	 * will serve the unit once the home's window closes, so wait for the
+	 * whole bound (the home is looked up again when woken).
+	 */
+	if (n->space.nr_backups &&
+	    home == ddsm_unit_placed(&n->space, unit)) {
+		u32 b = ddsm_space_backup_of(&n->space, home);
+
+		bst = ddsm_transport_peer_state(n->tp, b);
+		if (bst == DDSM_PEER_UP || bst == DDSM_PEER_SELF)
+			return deadline;
+	}
 	if (READ_ONCE(r->open)) {
 		end = READ_ONCE(r->down_at) +
 		      msecs_to_jiffies(n->params.peer_timeout_ms);
@@ -130,7 +145,7 @@ static int wait_for_home(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 
 	if (home == n->space.node_id)
 		return 0;
-	until = home_wait_until(n, home, deadline);
+	until = home_wait_until(n, unit, deadline);
 	if (!until)
 		return 0;
 	atomic64_inc(&n->stats.home_waits);
@@ -139,7 +154,7 @@ static int wait_for_home(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 	left = (long)until - (long)jiffies;
 	if (left > 0)
 		left = wait_event_killable_timeout(n->peer_wait,
-						   !home_wait_until(n, home, deadline),
+						   !home_wait_until(n, unit, deadline),
 						   left);
 	if (left == -ERESTARTSYS)
 		atomic64_inc(&n->stats.fault_kills);
@@ -148,7 +163,7 @@ static int wait_for_home(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 	if (left == -ERESTARTSYS)
 		return -EINTR;
 	/* Still away at the fault's own bound (not just past a grace). */
-	if (left <= 0 && home_wait_until(n, home, deadline) &&
+	if (left <= 0 && home_wait_until(n, unit, deadline) &&
 	    !time_before(jiffies, deadline)) {
 		atomic64_inc(&n->stats.fault_timeouts);
 		pr_warn_ratelimited("ddsm: fault on unit %llu: home node %u not connected within %u ms\n",

@@ -87,7 +87,7 @@ static void free_state(struct ddsm_node *n)
 
 static int alloc_state(struct ddsm_node *n)
 {
-	u64 homed = ddsm_space_units_homed(&n->space, n->space.node_id);
+	u64 homed = ddsm_space_local_units(&n->space);
 
 	n->rx_actions = kcalloc(DDSM_MAX_ACTIONS, sizeof(*n->rx_actions),
 				GFP_KERNEL);
@@ -127,6 +127,12 @@ int ddsm_node_build(struct ddsm_node *n, u32 nr_nodes, u32 self,
 		       n->params.size, nr_nodes, self);
 		return ret;
 	}
+	if (n->params.nr_backups && nr_nodes < 2) {
+		pr_err("nr_backups=%u needs at least 2 nodes\n",
+		       n->params.nr_backups);
+		return -EINVAL;
+	}
+	n->space.nr_backups = n->params.nr_backups;
 	ret = alloc_state(n);
 	if (ret)
 		return ret;
@@ -137,6 +143,7 @@ int ddsm_node_build(struct ddsm_node *n, u32 nr_nodes, u32 self,
 		free_state(n);
 		return ret;
 	}
+	ddsm_replica_start(n);
 	n->tp = make_transport(n, addrs);
 	if (IS_ERR(n->tp)) {
 		ret = PTR_ERR(n->tp);
@@ -153,7 +160,13 @@ int ddsm_node_build(struct ddsm_node *n, u32 nr_nodes, u32 self,
 
 void ddsm_node_unbuild(struct ddsm_node *n)
 {
+	/*
+	 * The last images go to the backup while there is a transport to
+	 * carry them: a backup that takes over later must have them.
+	 */
+	ddsm_persist_flush_all(n);
 	/* The persist worker and the hold timer send: stop them first. */
+	ddsm_replica_quiesce(n);
 	ddsm_barrier_quiesce(n);
 	ddsm_holds_quiesce(n);
 	if (n->tp)
@@ -162,6 +175,7 @@ void ddsm_node_unbuild(struct ddsm_node *n)
 	ddsm_holds_stop(n);
 	ddsm_rejoin_stop(n);
 	ddsm_barrier_stop(n);
+	ddsm_replica_stop(n);
 	ddsm_persist_unmount(n);
 	free_state(n);
 }

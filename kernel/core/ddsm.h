@@ -70,6 +70,7 @@ struct ddsm_params {
 	unsigned int pmem_flush_ms;	/* a dirty unit is durable within */
 	u32 pmem_model;		/* of ranges in no region (enum ddsm_model) */
 	u64 cluster_id;		/* 0: derived from the configuration */
+	u32 nr_backups;		/* 0 or 1: backup homes (replica.c) */
 };
 
 struct ddsm_stats {
@@ -120,6 +121,7 @@ struct ddsm_rejoin {
 	struct ddsm_node *n;
 	u32 node;
 	bool open;	/* it went down and the window has not closed */
+	bool extended;	/* kept open for its backup's takeover (replica.c) */
 	unsigned long down_at;	/* jiffies when it last went down */
 };
 
@@ -137,6 +139,39 @@ struct ddsm_holds {
 	} slot[DDSM_HOLD_SLOTS];
 	struct delayed_work work;
 	bool stopping;		/* unbuild: the timer is not armed again */
+};
+
+#define DDSM_REPLICA_BATCH	64	/* replica images persisted per call */
+
+/* Backup homes (replica.c), with nr_backups = 1. */
+struct ddsm_replica {
+	spinlock_t lock;	/* in, the sync and ack state below */
+	/* Home side: images sent to the backup (seq under p->lock). */
+	u32 sent;		/* seq of the last REPLICA/REPLICA_SYNC sent */
+	u32 acked;		/* highest seq the backup acknowledged */
+	u32 sync_seq;		/* the REPLICA_SYNC a resync waits for */
+	bool sync_pending;
+	bool synced;		/* the backup holds every image made here */
+	bool was_synced;	/* ... at some point: a degradation is news */
+	bool degraded;		/* promises are home-only (waits skip) */
+	wait_queue_head_t wait;	/* durability promises waiting for ACKs */
+	struct work_struct resync;
+	/* Backup side: images of the predecessor's units to persist. */
+	struct list_head in;
+	struct work_struct work;
+	bool pred_synced;	/* its resync is through in this incarnation */
+	bool pred_synced_down;	/* ... when it last went down */
+	/* Failover (under rx_lock unless said otherwise). */
+	struct mutex takeover_lock;
+	struct work_struct takeover;
+	bool took_over;		/* we serve the predecessor's units */
+	bool holding;		/* ... not yet: handover in progress */
+	u64 handoff_wait;	/* nodes whose HANDOFF_DONE is still due */
+	struct delayed_work handoff;
+	bool home_open;		/* our backup said we were not taken over */
+	bool stopping;
+	atomic64_t bytes, nr_sent, nr_acked, nr_recv;
+	atomic64_t nr_degraded, nr_resyncs, nr_failovers;
 };
 
 struct ddsm_persist;
@@ -157,6 +192,7 @@ struct ddsm_node {
 	struct ddsm_transport *tp;
 	struct ddsm_persist *persist;	/* core/persist.c, or NULL */
 	struct ddsm_barrier barrier;
+	struct ddsm_replica replica;
 	struct ddsm_stats stats;
 
 	struct mutex rx_lock;		/* the receive path, in arrival order */
@@ -249,6 +285,26 @@ void ddsm_barrier_rx(struct ddsm_node *n, const struct ddsm_msg *m);
 void ddsm_send_durable(struct ddsm_node *n, const struct ddsm_msg *m);
 /* What this node wrote in [gaddr, gaddr + len) durable at its homes. */
 int ddsm_barrier(struct ddsm_node *n, u64 gaddr, u64 len, u32 flags);
+
+/* core/replica.c: backup homes (docs/persistency.md). */
+void ddsm_replica_init(struct ddsm_node *n);
+void ddsm_replica_start(struct ddsm_node *n);
+void ddsm_replica_quiesce(struct ddsm_node *n);
+void ddsm_replica_stop(struct ddsm_node *n);
+/* Send @img (unit @unit, durable here with @ts) to the backup; p->lock. */
+int ddsm_replica_send(struct ddsm_node *n, u64 unit, u64 ts, const void *img);
+void ddsm_replica_send_sync(struct ddsm_node *n);
+/* Every image sent so far: read under p->lock, wait for it outside. */
+u32 ddsm_replica_ticket(struct ddsm_node *n);
+void ddsm_replica_wait(struct ddsm_node *n, u32 ticket);
+void ddsm_replica_rx(struct ddsm_node *n, const struct ddsm_msg *m,
+		     struct page *data);
+void ddsm_replica_peer(struct ddsm_node *n, u32 node, bool up);
+/* Refuse (EAGAIN) a request for a unit of ours before the backup spoke. */
+bool ddsm_replica_gated(struct ddsm_node *n, const struct ddsm_msg *m);
+bool ddsm_replica_expecting(struct ddsm_node *n, u32 node);
+bool ddsm_replica_takeover(struct ddsm_node *n);
+void ddsm_replica_status(struct ddsm_node *n, struct ddsm_pmem_status *s);
 
 /* core/key.c */
 int ddsm_key_load(struct ddsm_params *p, const char *path);

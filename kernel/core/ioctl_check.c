@@ -52,7 +52,9 @@ int ddsm_check_persist_arg(const struct ddsm_persist_arg *a,
 int ddsm_check_region_arg(const struct ddsm_region_arg *a,
 			  const struct ddsm_space *s)
 {
-	if ((a->flags & ~DDSM_REGION_GET) || a->reserved || a->nr_backups)
+	/* Backups are per node (module parameter nr_backups), not per region. */
+	if ((a->flags & ~DDSM_REGION_GET) || a->reserved ||
+	    (a->nr_backups && a->nr_backups != s->nr_backups))
 		return -EINVAL;
 	if (a->flags & DDSM_REGION_GET)
 		return a->gaddr < s->size ? 0 : -ERANGE;

@@ -45,6 +45,7 @@ static bool pmem_check;
 static char *pmem_model = "eventual";
 static unsigned int pmem_flush_ms = 100;
 static unsigned long long cluster_id;
+static unsigned int nr_backups;
 
 static int size_set(const char *val, const struct kernel_param *kp)
 {
@@ -137,6 +138,8 @@ module_param(reconnect_ms, uint, 0444);
 MODULE_PARM_DESC(reconnect_ms, "Retry a lost connection this often (default 1000)");
 module_param(rejoin_ms, uint, 0444);
 MODULE_PARM_DESC(rejoin_ms, "A node declared dead that returns within this long brings back the units it owned (default 30000; 0: they are lost)");
+module_param(nr_backups, uint, 0444);
+MODULE_PARM_DESC(nr_backups, "Backup homes per unit: 0 (default) or 1, the next node, which keeps a replica on its pmem and serves the units after their home died (needs pmem= and 2 nodes)");
 module_param_cb(grace_us, &grace_ops, &grace_us, 0644);
 MODULE_PARM_DESC(grace_us, "A unit a fault just mapped is taken away no sooner than this, so the faulting instruction runs first (default 200, at most 10000, 0: off, writable at run time)");
 module_param(migratory, bool, 0444);
@@ -231,6 +234,7 @@ static void ddsm_node_init_locks(struct ddsm_node *n)
 	ddsm_holds_init(n);
 	ddsm_rejoin_init(n);
 	ddsm_barrier_init(n);
+	ddsm_replica_init(n);
 	for (i = 0; i < DDSM_CL_LOCKS; i++) {
 		mutex_init(&n->cl_locks[i]);
 		init_waitqueue_head(&n->cl_waits[i]);
@@ -249,6 +253,12 @@ static int __init ddsm_init(void)
 	}
 	if (!rdma_frames || rdma_frames > 512) {
 		pr_err("rdma_frames=%u: must be 1..512\n", rdma_frames);
+		return -EINVAL;
+	}
+	/* A replica needs a namespace to live on: refuse, do not ignore. */
+	if (nr_backups > 1 || (nr_backups && !pmem[0])) {
+		pr_err("nr_backups=%u: must be 0, or 1 with pmem=\n",
+		       nr_backups);
 		return -EINVAL;
 	}
 	if (!pmem_flush_ms || pmem_flush_ms > 3600000) {
@@ -289,6 +299,7 @@ static int __init ddsm_init(void)
 	n->params.pmem_model = ret;
 	n->params.pmem_flush_ms = pmem_flush_ms;
 	n->params.cluster_id = cluster_id;
+	n->params.nr_backups = nr_backups;
 	ddsm_node_init_locks(n);
 
 	nr = ddsm_parse_nodes(nodes, port, addrs);

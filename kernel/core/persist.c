@@ -48,8 +48,9 @@ struct ddsm_persist {
 	struct ddsm_pm_persist ops;
 	struct ddsm_pstore ps;
 	struct mutex lock;		/* ps, bounce */
-	unsigned long *dirty;		/* by home index: image not durable */
-	u64 nr_home;
+	unsigned long *dirty;		/* by local index: image not durable */
+	u64 nr_home;			/* local slots: own, then replicas */
+	u64 nr_own;			/* ... of which the units placed here */
 	u64 next;			/* where the flusher resumes */
 	u8 *bounce;			/* DDSM_PSTORE_BATCH_MAX unit images */
 	struct delayed_work work;
@@ -125,21 +126,32 @@ static void apply_models(struct ddsm_persist *p)
 	}
 }
 
+/*
+ * Slots are the local arrays' indices: the units placed here, then with
+ * nr_backups the predecessor's (the replica area), whether taken over or
+ * not.
+ */
 static u64 unit_of_slot(void *ctx, u64 slot)
 {
 	struct ddsm_node *n = ctx;
 
-	return ddsm_space_home_unit(&n->space, n->space.node_id, slot);
+	return ddsm_space_local_unit(&n->space, slot);
 }
 
 static u64 slot_of_unit(void *ctx, u64 unit)
 {
 	struct ddsm_node *n = ctx;
 
+	return ddsm_unit_local_index(&n->space, unit);
+}
+
+/* The local index of @unit if it is homed here now, else U64_MAX. */
+static u64 homed_index(struct ddsm_node *n, u64 unit)
+{
 	if (!ddsm_unit_valid(&n->space, unit) ||
 	    ddsm_unit_home(&n->space, unit) != n->space.node_id)
 		return U64_MAX;
-	return ddsm_unit_home_index(&n->space, unit);
+	return ddsm_unit_local_index(&n->space, unit);
 }
 
 /*
@@ -191,12 +203,23 @@ static int commit_batch(struct ddsm_persist *p, const u64 *units,
 			const u64 *idxs, u32 k)
 {
 	const void *data[DDSM_PSTORE_BATCH_MAX];
+	u64 ts[DDSM_PSTORE_BATCH_MAX];
 	u32 i;
 	int err;
 
 	for (i = 0; i < k; i++)
 		data[i] = p->bounce + (size_t)i * PAGE_SIZE;
-	err = ddsm_pstore_persist(&p->ps, units, data, k, NULL);
+	err = ddsm_pstore_persist(&p->ps, units, data, k, ts);
+	/*
+	 * The persist set is home + backup: each image goes to the backup
+	 * as it was made durable here, under p->lock, so the images of a
+	 * unit leave in timestamp order.  Those of units taken over from
+	 * the predecessor have no backup (docs/persistency.md).
+	 */
+	for (i = 0; !err && i < k; i++)
+		if (ddsm_unit_placed(&p->n->space, units[i]) ==
+		    p->n->space.node_id)
+			ddsm_replica_send(p->n, units[i], ts[i], data[i]);
 	if (err) {
 		atomic64_inc(&p->errors);
 		pr_err_ratelimited("pmem %s: persisting %u units failed: %d\n",
@@ -309,9 +332,9 @@ void ddsm_persist_dirty(struct ddsm_node *n, u64 unit)
 	struct ddsm_persist *p = n->persist;
 	u64 idx;
 
-	if (!p || ddsm_unit_home(&n->space, unit) != n->space.node_id)
+	if (!p)
 		return;
-	idx = ddsm_unit_home_index(&n->space, unit);
+	idx = homed_index(n, unit);
 	if (idx >= p->nr_home || test_and_set_bit(idx, p->dirty))
 		return;
 	if (!READ_ONCE(p->stopping))
@@ -332,7 +355,7 @@ int ddsm_persist_range(struct ddsm_node *n, u64 gaddr, u64 len)
 	first = ddsm_gaddr_unit(gaddr);
 	last = ddsm_gaddr_unit(gaddr + len - 1);
 	/* The home indices of [first, last] lie within [from, to). */
-	if (n->space.policy == DDSM_HOME_RANGE) {
+	if (n->space.policy == DDSM_HOME_RANGE || n->space.nr_backups) {
 		from = 0;
 		to = p->nr_home;
 	} else {
@@ -340,7 +363,11 @@ int ddsm_persist_range(struct ddsm_node *n, u64 gaddr, u64 len)
 		to = min(last / n->space.nr_nodes + 1, p->nr_home);
 	}
 	ret = persist_some(p, from, to, U64_MAX, NULL, false, first, last);
-	return ret < 0 ? -EIO : 0;
+	if (ret < 0)
+		return -EIO;
+	/* What was made durable here must be at the backup too. */
+	ddsm_replica_wait(n, ddsm_replica_ticket(n));
+	return 0;
 }
 
 int ddsm_persist_units(struct ddsm_node *n, const u64 *list, u32 nr)
@@ -348,7 +375,7 @@ int ddsm_persist_units(struct ddsm_node *n, const u64 *list, u32 nr)
 	struct ddsm_persist *p = n->persist;
 	u64 units[DDSM_PSTORE_BATCH_MAX];
 	u64 idxs[DDSM_PSTORE_BATCH_MAX];
-	u32 i, k = 0;
+	u32 i, k = 0, ticket;
 	int err = 0;
 
 	if (!p)
@@ -361,9 +388,7 @@ int ddsm_persist_units(struct ddsm_node *n, const u64 *list, u32 nr)
 	for (i = 0; i < nr && !err; i++) {
 		u64 unit = list[i], idx;
 
-		if (ddsm_unit_home(&n->space, unit) != n->space.node_id)
-			continue;
-		idx = ddsm_unit_home_index(&n->space, unit);
+		idx = homed_index(n, unit);
 		if (idx >= p->nr_home || !test_bit(idx, p->dirty))
 			continue;
 		k += batch_add(p, idx, unit, units, idxs, k);
@@ -374,8 +399,17 @@ int ddsm_persist_units(struct ddsm_node *n, const u64 *list, u32 nr)
 	}
 	if (k && !err)
 		err = commit_batch(p, units, idxs, k);
+	/*
+	 * Units not dirty here may have been persisted by the flusher, whose
+	 * images may still be on their way to the backup: the ticket covers
+	 * every image sent so far, read under the lock that orders them.
+	 */
+	ticket = ddsm_replica_ticket(n);
 	mutex_unlock(&p->lock);
-	return err ? -EIO : 0;
+	if (err)
+		return -EIO;
+	ddsm_replica_wait(n, ticket);
+	return 0;
 }
 
 static u64 cluster_id_of(const struct ddsm_node *n,
@@ -496,6 +530,9 @@ static int load_units(struct ddsm_persist *p)
 		struct page *frame;
 		int err;
 
+		/* A replica slot is a home slot only once taken over. */
+		if (homed_index(n, unit) != idx)
+			continue;
 		err = ddsm_pstore_read(&p->ps, idx, buf, &ts);
 		if (err == -ENODATA)
 			continue;
@@ -621,7 +658,8 @@ int ddsm_persist_mount(struct ddsm_node *n, const struct sockaddr_in *addrs)
 	mutex_init(&p->lock);
 	atomic64_set(&p->errors, 0);
 	INIT_DELAYED_WORK(&p->work, flusher);
-	p->nr_home = ddsm_space_units_homed(&n->space, n->space.node_id);
+	p->nr_home = ddsm_space_local_units(&n->space);
+	p->nr_own = ddsm_space_units_homed(&n->space, n->space.node_id);
 	p->dirty = bitmap_zalloc(p->nr_home, GFP_KERNEL);
 	p->bounce = vmalloc(DDSM_PSTORE_BATCH_MAX * PAGE_SIZE);
 	if (!p->dirty || !p->bounce) {
@@ -670,6 +708,20 @@ int ddsm_persist_mount(struct ddsm_node *n, const struct sockaddr_in *addrs)
 		p->nr_home, st->units_present, st->replay.seen,
 		st->replay.applied, st->replay.obsolete, st->replay.torn,
 		st->units_torn ? ", TORN UNITS" : "");
+	if (ddsm_pstore_flags(&p->ps) & DDSM_PM_SB_FAILOVER) {
+		u32 pred = ddsm_space_pred_of(&n->space, n->space.node_id);
+
+		/* Sticky: this node took its predecessor's units over. */
+		if (!n->space.nr_backups) {
+			pr_err("pmem %s: refused: this node serves node %u's units (a failover), which needs nr_backups=1\n",
+			       p->dev.name, pred);
+			ret = -EMEDIUMTYPE;
+			goto err_close;
+		}
+		n->space.failover |= BIT_ULL(pred);
+		pr_info("pmem %s: serving node %u's units since a failover (no failback)\n",
+			p->dev.name, pred);
+	}
 	load_regions(p);
 	apply_models(p);
 	n->persist = p;
@@ -716,6 +768,131 @@ void ddsm_persist_unmount(struct ddsm_node *n)
 	kfree(p);
 }
 
+int ddsm_persist_replica_put(struct ddsm_node *n, const u64 *units,
+			     const void *const *data, const u64 *ts, u32 nr)
+{
+	struct ddsm_persist *p = n->persist;
+	u32 applied;
+	int err;
+
+	if (!p)
+		return -ENODEV;
+	mutex_lock(&p->lock);
+	err = p->crashed ? -EIO :
+	      ddsm_pstore_put(&p->ps, units, data, ts, nr, &applied);
+	mutex_unlock(&p->lock);
+	if (err) {
+		atomic64_inc(&p->errors);
+		pr_err_ratelimited("pmem %s: persisting %u replica images failed: %d\n",
+				   p->dev.name, nr, err);
+		return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * Resync the backup: send it every image of the units placed here that
+ * the namespace holds, a batch at a time so that persists go on in
+ * between (their images leave after ours, so they are never overtaken by
+ * an older one), then the REPLICA_SYNC marker behind them.
+ */
+void ddsm_persist_resync(struct ddsm_node *n)
+{
+	struct ddsm_persist *p = n->persist;
+	u64 idx = 0, ts, sent = 0;
+	int err = 0;
+	u32 k;
+
+	if (!p)
+		return;
+	while (!err) {
+		mutex_lock(&p->lock);
+		for (k = 0; !err && k < 64 && idx < p->nr_own; idx++, k++) {
+			u64 unit = unit_of_slot(n, idx);
+
+			if (p->crashed || homed_index(n, unit) != idx)
+				continue;
+			if (ddsm_pstore_read(&p->ps, idx, p->bounce, &ts))
+				continue;
+			/* A failure means the backup went: its up resyncs. */
+			err = ddsm_replica_send(n, unit, ts, p->bounce);
+			sent += !err;
+		}
+		if (!err && idx >= p->nr_own) {
+			ddsm_replica_send_sync(n);
+			err = 1;	/* done */
+		}
+		mutex_unlock(&p->lock);
+		cond_resched();
+	}
+	pr_info("pmem %s: resync sent %llu unit images to the backup\n",
+		p->dev.name, sent);
+}
+
+/* The models of the units just taken over (their entries are new here). */
+void ddsm_persist_models(struct ddsm_node *n)
+{
+	struct ddsm_persist *p = n->persist;
+
+	if (!p)
+		return;
+	mutex_lock(&p->lock);
+	apply_models(p);
+	mutex_unlock(&p->lock);
+}
+
+/* Everything dirty made durable, here and at the backup (before unload). */
+void ddsm_persist_flush_all(struct ddsm_node *n)
+{
+	struct ddsm_persist *p = n->persist;
+
+	if (!p)
+		return;
+	persist_some(p, 0, p->nr_home, U64_MAX, NULL, false, 0, U64_MAX);
+	ddsm_replica_wait(n, ddsm_replica_ticket(n));
+}
+
+int ddsm_persist_mark_takeover(struct ddsm_node *n)
+{
+	struct ddsm_persist *p = n->persist;
+	int err;
+
+	if (!p)
+		return -ENODEV;
+	mutex_lock(&p->lock);
+	err = p->crashed ? -EIO :
+	      ddsm_pstore_set_flags(&p->ps, DDSM_PM_SB_FAILOVER, true);
+	mutex_unlock(&p->lock);
+	return err;
+}
+
+int ddsm_persist_load_slot(struct ddsm_node *n, u64 idx, struct page *page)
+{
+	struct ddsm_persist *p = n->persist;
+	u64 ts;
+	int err;
+
+	if (!p)
+		return -ENODEV;
+	mutex_lock(&p->lock);
+	err = ddsm_pstore_read(&p->ps, idx, p->bounce, &ts);
+	if (!err)
+		memcpy_to_page(page, 0, p->bounce, PAGE_SIZE);
+	mutex_unlock(&p->lock);
+	return err;
+}
+
+/* Replica slots holding an image; the caller holds p->lock. */
+static u64 replica_units(struct ddsm_persist *p)
+{
+	u64 idx, nr = 0, ts;
+
+	for (idx = p->nr_own; idx < p->nr_home; idx++)
+		if (!ddsm_pstore_slot_ts(&p->ps, idx, &ts))
+			nr++;
+	return nr;
+}
+
 void ddsm_persist_status(struct ddsm_node *n, struct ddsm_pmem_status *s)
 {
 	struct ddsm_persist *p = n->persist;
@@ -743,7 +920,9 @@ void ddsm_persist_status(struct ddsm_node *n, struct ddsm_pmem_status *s)
 	s->bytes = st->bytes;
 	s->flushes = st->flushes;
 	s->fences = st->fences;
+	s->replica_units = replica_units(p);
 	mutex_unlock(&p->lock);
+	ddsm_replica_status(n, s);
 	s->dirty = bitmap_weight(p->dirty, p->nr_home);
 	s->errors = atomic64_read(&p->errors);
 	s->barriers = atomic64_read(&n->stats.barriers);

@@ -31,4 +31,20 @@ int ddsm_persist_units(struct ddsm_node *n, const u64 *units, u32 nr);
 int ddsm_persist_region(struct ddsm_node *n, struct ddsm_region_arg *a);
 void ddsm_persist_status(struct ddsm_node *n, struct ddsm_pmem_status *s);
 
+/* Backup homes (replica.c), with nr_backups = 1. */
+struct page;
+/* Make replica images durable with their home's timestamps. */
+int ddsm_persist_replica_put(struct ddsm_node *n, const u64 *units,
+			     const void *const *data, const u64 *ts, u32 nr);
+/* Send the backup every image held here, then REPLICA_SYNC. */
+void ddsm_persist_resync(struct ddsm_node *n);
+/* Persist every dirty unit and wait for the backup (before unload). */
+void ddsm_persist_flush_all(struct ddsm_node *n);
+/* Tell the directory the models of the units homed here now. */
+void ddsm_persist_models(struct ddsm_node *n);
+/* Record durably that this node took its predecessor's units over. */
+int ddsm_persist_mark_takeover(struct ddsm_node *n);
+/* Copy local slot @idx's image into @page: 0, -ENODATA, -EBADMSG. */
+int ddsm_persist_load_slot(struct ddsm_node *n, u64 idx, struct page *page);
+
 #endif /* DDSM_CORE_PERSIST_H */

@@ -28,6 +28,26 @@ static void rejoin_close(struct work_struct *work)
 	u64 unit, dropped = 0, lost_before;
 	bool gone;
 
+	/*
+	 * Backup homes: the backup takes the units of a node that stayed
+	 * away over before the window's end drops its dirty copies of them,
+	 * which then belong to it; the others keep theirs a while longer for
+	 * the backup's notice, whose own window may close later.
+	 */
+	if (READ_ONCE(r->open) && n->space.nr_backups &&
+	    (READ_ONCE(n->cache.dead) & BIT_ULL(r->node))) {
+		if (ddsm_space_backup_of(&n->space, r->node) ==
+		    n->space.node_id) {
+			ddsm_replica_takeover(n);
+		} else if (!r->extended && ddsm_replica_expecting(n, r->node)) {
+			r->extended = true;
+			mod_delayed_work(system_wq, &r->work,
+					 msecs_to_jiffies(ddsm_fault_timeout_ms()));
+			return;
+		}
+	}
+	r->extended = false;
+
 	mutex_lock(&n->rx_lock);
 	r->open = false;
 	gone = n->cache.dead & BIT_ULL(r->node);
@@ -86,6 +106,7 @@ void ddsm_rejoin_down(struct ddsm_node *n, u32 node)
 	if (!n->params.rejoin_ms || node >= DDSM_MAX_NODES)
 		return;
 	WRITE_ONCE(n->rejoin[node].down_at, jiffies);
+	n->rejoin[node].extended = false;
 	WRITE_ONCE(n->rejoin[node].open, true);
 	mod_delayed_work(system_wq, &n->rejoin[node].work,
 			 msecs_to_jiffies(n->params.rejoin_ms));

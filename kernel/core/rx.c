@@ -206,12 +206,24 @@ void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
 		ddsm_barrier_rx(n, &m);
 		return;
 	}
+	if (ddsm_msg_is_replica(m.type)) {
+		ddsm_replica_rx(n, &m, data);
+		return;
+	}
 	let_access_run(n, &m);
 
 	mutex_lock(&n->rx_lock);
 	ddsm_actions_init(&acts, n->rx_actions, DDSM_MAX_ACTIONS);
 	if (ddsm_msg_to_home(m.type)) {
-		if (home_frame_ready(n, &m)) {
+		if (ddsm_replica_gated(n, &m) ||
+		    ddsm_unit_home(&n->space, m.unit) != n->space.node_id) {
+			/*
+			 * Not ours to serve before our backup said so, or
+			 * any more since it took the unit over: ask again.
+			 */
+			refuse(n, &m, EAGAIN, &acts);
+			ret = 0;
+		} else if (home_frame_ready(n, &m)) {
 			ret = ddsm_dir_handle(&n->dir, &m, &acts);
 		} else {
 			refuse(n, &m, ENOMEM, &acts);
@@ -247,6 +259,7 @@ static void peer_up(struct ddsm_node *n, u32 node)
 	ddsm_cache_node_up(&n->cache, node);
 	ddsm_rejoin_up(n, node);
 	mutex_unlock(&n->rx_lock);
+	ddsm_replica_peer(n, node, true);
 	wake_up_all(&n->peer_wait);
 }
 
@@ -280,6 +293,7 @@ static void peer_down(struct ddsm_node *n, u32 node)
 	}
 	mutex_unlock(&n->rx_lock);
 	ddsm_rejoin_down(n, node);
+	ddsm_replica_peer(n, node, false);
 	pr_info("ddsm: node %u gone: %llu units settled, %llu units now lost here, %llu orphaned copies kept\n",
 		node, changed, n->dir.stats.lost - n->dir.stats.restored,
 		n->cache.stats.orphans - n->cache.stats.orphans_dropped -

@@ -97,7 +97,7 @@ static struct page **home_slot_of(struct ddsm_node *n, u64 unit)
 
 	if (ddsm_unit_home(&n->space, unit) != n->space.node_id)
 		return NULL;
-	idx = ddsm_unit_home_index(&n->space, unit);
+	idx = ddsm_unit_local_index(&n->space, unit);
 	return idx < n->frames.nr_home ? &n->frames.home[idx] : NULL;
 }
 
@@ -108,7 +108,7 @@ static struct page **unit_slot(struct ddsm_node *n, u64 unit)
 
 	if (ddsm_unit_home(&n->space, unit) != n->space.node_id)
 		return unit < n->frames.nr_cache ? &n->frames.cache[unit] : NULL;
-	idx = ddsm_unit_home_index(&n->space, unit);
+	idx = ddsm_unit_local_index(&n->space, unit);
 	return idx < n->frames.nr_home ? &n->frames.home[idx] : NULL;
 }
 
@@ -209,6 +209,64 @@ void ddsm_frame_release(struct ddsm_node *n, u64 unit)
 	/* Home frames are the unit's memory: they live as long as the module. */
 	if (ddsm_unit_home(&n->space, unit) == n->space.node_id ||
 	    unit >= f->nr_cache)
+		return;
+	spin_lock(&f->lock);
+	page = f->cache[unit];
+	f->cache[unit] = NULL;
+	spin_unlock(&f->lock);
+	if (test_and_clear_bit(unit, f->leaving))
+		atomic64_dec(&f->evicting);
+	if (!page)
+		return;
+	__free_page(page);
+	atomic64_dec(&f->resident);
+	atomic64_dec(&f->cached);
+	wake_up_all(&f->room);
+}
+
+struct page *ddsm_frame_get_local(struct ddsm_node *n, u64 idx)
+{
+	struct ddsm_frames *f = &n->frames;
+	struct page *page, *old;
+
+	if (idx >= f->nr_home)
+		return NULL;
+	/* As ddsm_frame_get(): see a zeroed page, publish only one. */
+	page = smp_load_acquire(&f->home[idx]);
+	if (page)
+		return page;
+	page = alloc_frame(f, GFP_KERNEL, 0);
+	if (!page)
+		return NULL;
+	spin_lock(&f->lock);
+	old = f->home[idx];
+	if (!old) {
+		/* Pairs with the acquire in ddsm_frame_peek(). */
+		smp_store_release(&f->home[idx], page);
+		atomic64_inc(&f->resident);
+	}
+	spin_unlock(&f->lock);
+	if (old) {
+		__free_page(page);
+		return old;
+	}
+	return page;
+}
+
+struct page *ddsm_frame_cache_peek(struct ddsm_node *n, u64 unit)
+{
+	struct ddsm_frames *f = &n->frames;
+
+	/* Pairs with the release in ddsm_frame_get(). */
+	return unit < f->nr_cache ? smp_load_acquire(&f->cache[unit]) : NULL;
+}
+
+void ddsm_frame_cache_drop(struct ddsm_node *n, u64 unit)
+{
+	struct ddsm_frames *f = &n->frames;
+	struct page *page;
+
+	if (unit >= f->nr_cache)
 		return;
 	spin_lock(&f->lock);
 	page = f->cache[unit];

@@ -56,6 +56,15 @@ struct page *ddsm_frame_peek(struct ddsm_node *n, u64 unit);
  */
 void ddsm_frame_release(struct ddsm_node *n, u64 unit);
 
+/*
+ * A takeover (core/replica.c) switches units from cached to homed here:
+ * the home frame at local index @idx, allocated, whatever the unit's home
+ * says yet; the cache frame of @unit, and giving it back.
+ */
+struct page *ddsm_frame_get_local(struct ddsm_node *n, u64 idx);
+struct page *ddsm_frame_cache_peek(struct ddsm_node *n, u64 unit);
+void ddsm_frame_cache_drop(struct ddsm_node *n, u64 unit);
+
 /* An eviction of @unit started: count its frame as leaving. */
 void ddsm_frame_leaving(struct ddsm_node *n, u64 unit);
 

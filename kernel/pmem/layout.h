@@ -130,7 +130,12 @@ bool ddsm_pm_all_zero(const void *p, size_t len);
 /* Superblock. */
 
 #define DDSM_PM_SB_CLEAN	0x1U	/* unmounted cleanly: log empty */
-#define DDSM_PM_SB_FLAGS	DDSM_PM_SB_CLEAN
+/*
+ * This node serves its predecessor's units (a backup home that took them
+ * over, docs/persistency.md): its replica slots are home slots now.
+ */
+#define DDSM_PM_SB_FAILOVER	0x2U
+#define DDSM_PM_SB_FLAGS	(DDSM_PM_SB_CLEAN | DDSM_PM_SB_FAILOVER)
 
 struct ddsm_pm_sb_wire {
 	u8 magic[DDSM_PM_MAGIC_LEN];

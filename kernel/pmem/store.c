@@ -455,6 +455,23 @@ int ddsm_pstore_read(const struct ddsm_pstore *ps, u64 slot, void *buf4k,
 	return 0;
 }
 
+int ddsm_pstore_slot_ts(const struct ddsm_pstore *ps, u64 slot, u64 *ts)
+{
+	struct ddsm_pm_slot_info si;
+	const u8 *h;
+
+	*ts = 0;
+	if (!ps->mounted || slot >= ps->slots.nr_slots)
+		return -ERANGE;
+	h = slot_hdr(ps, slot);
+	if (ddsm_pm_all_zero(h, sizeof(struct ddsm_pm_slot_wire)))
+		return -ENODATA;
+	if (ddsm_pm_slot_hdr_decode(h, &si))
+		return -EBADMSG;
+	*ts = si.ts;
+	return 0;
+}
+
 static int drain_one(void *ctx, const struct ddsm_pm_rec *rec)
 {
 	struct ddsm_pstore *ps = ctx;
@@ -562,6 +579,78 @@ int ddsm_pstore_persist(struct ddsm_pstore *ps, const u64 *units,
 			ts_out[i] = ts;
 	}
 	return pstore_drain(ps);
+}
+
+int ddsm_pstore_put(struct ddsm_pstore *ps, const u64 *units,
+		    const void *const *data, const u64 *ts, u32 n,
+		    u32 *applied)
+{
+	u64 slot, cur;
+	u32 i, j, done = 0;
+	int ret;
+
+	if (applied)
+		*applied = 0;
+	if (!ps->mounted)
+		return -EROFS;
+	if (n > DDSM_PSTORE_BATCH_MAX)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		slot = slot_of_unit(ps, units[i]);
+		if (slot >= ps->slots.nr_slots)
+			return -ERANGE;
+		if (!ts[i])
+			return -EINVAL;
+		for (j = 0; j < i; j++)
+			if (units[j] == units[i])
+				return -EINVAL;
+		ret = next_ts(ps, units[i], slot, &cur);
+		if (ret)
+			return ret;
+	}
+	ret = pstore_drain(ps);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		/* next_ts() is the slot's ts + 1: older or equal is obsolete. */
+		next_ts(ps, units[i], slot_of_unit(ps, units[i]), &cur);
+		if (ts[i] < cur)
+			continue;
+		ret = ddsm_pm_log_append(&ps->log, units[i], ts[i], 0, data[i],
+					 DDSM_PM_UNIT_SIZE, &ps->ops);
+		if (ret == -ENOSPC) {
+			ret = pstore_drain(ps);
+			if (ret)
+				return ret;
+			ret = ddsm_pm_log_append(&ps->log, units[i], ts[i], 0,
+						 data[i], DDSM_PM_UNIT_SIZE,
+						 &ps->ops);
+		}
+		if (ret)
+			return ret;
+		ps->st.records++;
+		done++;
+	}
+	ret = pstore_drain(ps);
+	if (!ret && applied)
+		*applied = done;
+	return ret;
+}
+
+int ddsm_pstore_set_flags(struct ddsm_pstore *ps, u32 flags, bool on)
+{
+	if (!ps->mounted)
+		return -EROFS;
+	if (flags & ~DDSM_PM_SB_FAILOVER)
+		return -EINVAL;
+	if (on)
+		ps->sb.flags |= flags;
+	else
+		ps->sb.flags &= ~flags;
+	ps->sb.generation++;
+	pstore_sb_write(ps);
+	ps->st.generation = ps->sb.generation;
+	return 0;
 }
 
 void ddsm_pstore_unmount(struct ddsm_pstore *ps)

@@ -121,6 +121,13 @@ int ddsm_pstore_read(const struct ddsm_pstore *ps, u64 slot, void *buf4k,
 		     u64 *ts);
 
 /*
+ * The ts of slot @slot's newest committed header without reading its
+ * data: 0, -ENODATA (never written), -EBADMSG (no valid header),
+ * -ERANGE.
+ */
+int ddsm_pstore_slot_ts(const struct ddsm_pstore *ps, u64 slot, u64 *ts);
+
+/*
  * Make @n unit images durable (n <= DDSM_PSTORE_BATCH_MAX; units[i] homed
  * here, data[i] its 4 KiB image; a unit appears at most once).  Each gets
  * ts = its slot's ts + 1 (written into @ts_out[i] when @ts_out is not
@@ -133,6 +140,26 @@ int ddsm_pstore_read(const struct ddsm_pstore *ps, u64 slot, void *buf4k,
  */
 int ddsm_pstore_persist(struct ddsm_pstore *ps, const u64 *units,
 			const void *const *data, u32 n, u64 *ts_out);
+
+/*
+ * Make @n images durable with the timestamps they had where they were
+ * made (a backup home's replica slots): units[i] mapped here, ts[i] > 0.
+ * An image not newer than its slot's is skipped (MINOS's obsolete check),
+ * so images may come again or out of order and a slot never goes back;
+ * @applied (may be NULL) counts the others.  Errors as
+ * ddsm_pstore_persist, and -EINVAL for a ts of 0.
+ */
+int ddsm_pstore_put(struct ddsm_pstore *ps, const u64 *units,
+		    const void *const *data, const u64 *ts, u32 n,
+		    u32 *applied);
+
+/* Set or clear superblock flags @flags (DDSM_PM_SB_FAILOVER), durably. */
+int ddsm_pstore_set_flags(struct ddsm_pstore *ps, u32 flags, bool on);
+/* The superblock's flags as mounted (and set since). */
+static inline u32 ddsm_pstore_flags(const struct ddsm_pstore *ps)
+{
+	return ps->sb.flags;
+}
 
 /*
  * Region table entry @idx (< DDSM_PM_REGIONS): ddsm_pm_region_decode, or

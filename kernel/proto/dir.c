@@ -21,6 +21,9 @@ void ddsm_dir_init(struct ddsm_dir *d, const struct ddsm_space *space,
 	d->migrate = true;
 }
 
+/* lost_from of a unit held for a takeover's handover (ddsm_dir_hold). */
+#define DDSM_DIR_FROM_ANY	0xff
+
 static struct ddsm_dir_entry *entry_of(const struct ddsm_dir *d, u64 unit)
 {
 	u64 idx;
@@ -28,7 +31,7 @@ static struct ddsm_dir_entry *entry_of(const struct ddsm_dir *d, u64 unit)
 	if (!ddsm_unit_valid(d->space, unit) ||
 	    ddsm_unit_home(d->space, unit) != d->space->node_id)
 		return NULL;
-	idx = ddsm_unit_home_index(d->space, unit);
+	idx = ddsm_unit_local_index(d->space, unit);
 	return idx < d->nr_entries ? &d->entries[idx] : NULL;
 }
 
@@ -293,7 +296,8 @@ static void grant_evict(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 		e->copyset = 0;
 		e->state = DDSM_G_U;
 	} else if (m->type == DDSM_MSG_EVICT_MODIFIED && e->lost &&
-		   e->lost_from == m->requester + 1) {
+		   (e->lost_from == m->requester + 1 ||
+		    e->lost_from == DDSM_DIR_FROM_ANY)) {
 		/*
 		 * Back from a false death with the copy it owned: nobody was
 		 * granted the unit since it was lost, so this is current.
@@ -658,4 +662,28 @@ int ddsm_dir_handle(struct ddsm_dir *d, const struct ddsm_msg *m,
 	else
 		grant(d, e, m, acts);
 	return 0;
+}
+
+void ddsm_dir_hold(struct ddsm_dir *d, u64 unit)
+{
+	struct ddsm_dir_entry *e = entry_of(d, unit);
+
+	if (!e)
+		return;
+	/*
+	 * The entry was never used here (the unit was homed elsewhere), so
+	 * it is U with no copies, locks or waiters.
+	 */
+	e->lost = 1;
+	e->lost_from = DDSM_DIR_FROM_ANY;
+}
+
+void ddsm_dir_release_hold(struct ddsm_dir *d, u64 unit)
+{
+	struct ddsm_dir_entry *e = entry_of(d, unit);
+
+	if (e && e->lost && e->lost_from == DDSM_DIR_FROM_ANY) {
+		e->lost = 0;
+		e->lost_from = 0;
+	}
 }

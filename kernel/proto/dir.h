@@ -101,7 +101,7 @@ struct ddsm_dir {
 };
 
 /*
- * @entries: ddsm_space_units_homed(space, node_id) zeroed entries;
+ * @entries: ddsm_space_local_units(space) zeroed entries;
  * @pool: @pool_size wait slots (contents ignored).
  */
 void ddsm_dir_init(struct ddsm_dir *d, const struct ddsm_space *space,
@@ -141,6 +141,16 @@ void ddsm_dir_node_up(struct ddsm_dir *d, u32 node);
  * for one unit: from then on it is lost for good (EIO).
  */
 void ddsm_dir_forget(struct ddsm_dir *d, u64 unit, u32 node);
+
+/*
+ * Backup homes: a unit just taken over is held until every node handed
+ * over its dirty copy (docs/persistency.md): requests for it are refused
+ * with EAGAIN, and a dirty eviction from any node restores it (the only
+ * current copy: the dead home granted one owner at most).  Release lets
+ * the unit be served from home memory (the replica image).
+ */
+void ddsm_dir_hold(struct ddsm_dir *d, u64 unit);
+void ddsm_dir_release_hold(struct ddsm_dir *d, u64 unit);
 
 /*
  * What @unit's persistency model asks of the directory (DDSM_DIR_P_*).

@@ -23,13 +23,14 @@ void ddsm_msg_encode(const struct ddsm_msg *m, struct ddsm_wire_msg *w)
 static bool type_may_carry_data(u8 type)
 {
 	return type == DDSM_MSG_ACK || type == DDSM_MSG_WRITEBACK ||
-	       type == DDSM_MSG_EVICT_MODIFIED;
+	       type == DDSM_MSG_EVICT_MODIFIED || type == DDSM_MSG_REPLICA;
 }
 
 /* Which types must carry a unit of data. */
 static bool type_needs_data(u8 type)
 {
-	return type == DDSM_MSG_WRITEBACK || type == DDSM_MSG_EVICT_MODIFIED;
+	return type == DDSM_MSG_WRITEBACK || type == DDSM_MSG_EVICT_MODIFIED ||
+	       type == DDSM_MSG_REPLICA;
 }
 
 /*
@@ -50,6 +51,15 @@ static bool nodes_fit(const struct ddsm_space *s, const struct ddsm_msg *m,
 	case DDSM_MSG_READ_MISS:
 	case DDSM_MSG_WRITE_MISS:
 	case DDSM_MSG_WRITE_SHARED:
+		/*
+		 * Backup homes: a miss may still reach the node a unit is
+		 * placed on after its backup took it over, from a node that
+		 * did not know yet; it is refused with EAGAIN (core/rx.c).
+		 */
+		return (home == s->node_id ||
+			(s->nr_backups &&
+			 ddsm_unit_placed(s, m->unit) == s->node_id)) &&
+		       m->requester == m->src;
 	case DDSM_MSG_EVICT_SHARED:
 	case DDSM_MSG_EVICT_MODIFIED:
 	case DDSM_MSG_UNLOCK:
@@ -69,6 +79,22 @@ static bool nodes_fit(const struct ddsm_space *s, const struct ddsm_msg *m,
 		return home == s->node_id && m->requester == m->src;
 	case DDSM_MSG_PERSIST_ACK:
 		return m->src == home && m->requester == s->node_id;
+	case DDSM_MSG_REPLICA:
+		/* Images of units placed on the sender, to its backup only. */
+		return s->nr_backups && m->requester == m->src &&
+		       ddsm_unit_placed(s, m->unit) == m->src &&
+		       ddsm_space_backup_of(s, m->src) == s->node_id;
+	case DDSM_MSG_REPLICA_SYNC:
+		return s->nr_backups && m->requester == m->src &&
+		       ddsm_space_backup_of(s, m->src) == s->node_id;
+	case DDSM_MSG_REPLICA_ACK:
+		return s->nr_backups && m->requester == s->node_id &&
+		       ddsm_space_backup_of(s, s->node_id) == m->src;
+	case DDSM_MSG_FAILOVER:
+		return s->nr_backups && m->requester == m->src &&
+		       !(m->copyset & ~BIT_ULL(ddsm_space_pred_of(s, m->src)));
+	case DDSM_MSG_HANDOFF_DONE:
+		return s->nr_backups && m->requester == m->src;
 	}
 	return false;
 }
@@ -80,7 +106,8 @@ static bool fields_fit(const struct ddsm_space *s, const struct ddsm_msg *m)
 
 	if (m->state > DDSM_G_M)
 		return false;
-	if (m->copyset & ~node_mask)
+	/* A REPLICA's copyset is the image's timestamp. */
+	if ((m->copyset & ~node_mask) && m->type != DDSM_MSG_REPLICA)
 		return false;
 	/* A requester collects at most one ACK per node plus home's grant. */
 	if (m->acks > s->nr_nodes + 1)
@@ -94,7 +121,8 @@ static bool fields_fit(const struct ddsm_space *s, const struct ddsm_msg *m)
 	is_nack = m->type == DDSM_MSG_NACK;
 	if (is_nack && !m->err)
 		return false;
-	if (m->err && !is_nack && m->type != DDSM_MSG_PERSIST_ACK)
+	if (m->err && !is_nack && m->type != DDSM_MSG_PERSIST_ACK &&
+	    m->type != DDSM_MSG_REPLICA_ACK)
 		return false;
 	return true;
 }
@@ -168,6 +196,11 @@ static const char *const type_names[DDSM_MSG_NR] = {
 	[DDSM_MSG_NACK] = "NACK",
 	[DDSM_MSG_PERSIST] = "PERSIST",
 	[DDSM_MSG_PERSIST_ACK] = "PERSIST_ACK",
+	[DDSM_MSG_REPLICA] = "REPLICA",
+	[DDSM_MSG_REPLICA_ACK] = "REPLICA_ACK",
+	[DDSM_MSG_REPLICA_SYNC] = "REPLICA_SYNC",
+	[DDSM_MSG_FAILOVER] = "FAILOVER",
+	[DDSM_MSG_HANDOFF_DONE] = "HANDOFF_DONE",
 };
 
 const char *ddsm_msg_type_name(u8 type)

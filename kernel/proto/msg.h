@@ -42,6 +42,22 @@ enum ddsm_msg_type {
 	 */
 	DDSM_MSG_PERSIST,	/* requester -> home */
 	DDSM_MSG_PERSIST_ACK,	/* home -> requester, @err */
+	/*
+	 * Backup homes (nr_backups = 1), persistence messages too.  REPLICA
+	 * carries a unit image its home made durable, @copyset its timestamp,
+	 * @seq the home's replica sequence; the backup answers REPLICA_ACK
+	 * (@seq, @err) once it is durable there.  REPLICA_SYNC ends a resync:
+	 * every image the home holds came before it.  FAILOVER (@copyset: the
+	 * sender took over its predecessor if that node's bit is set) goes
+	 * from a node to each peer that comes up and, at a takeover, to every
+	 * live node; HANDOFF_DONE follows a node's dirty copies of the units
+	 * taken over, to the backup that took them.
+	 */
+	DDSM_MSG_REPLICA,	/* home -> backup, data */
+	DDSM_MSG_REPLICA_ACK,	/* backup -> home, @err */
+	DDSM_MSG_REPLICA_SYNC,	/* home -> backup */
+	DDSM_MSG_FAILOVER,	/* any -> any */
+	DDSM_MSG_HANDOFF_DONE,	/* any -> the backup that took over */
 	DDSM_MSG_NR,
 };
 
@@ -142,6 +158,12 @@ static inline bool ddsm_msg_to_home(u8 type)
 static inline bool ddsm_msg_is_persist(u8 type)
 {
 	return type == DDSM_MSG_PERSIST || type == DDSM_MSG_PERSIST_ACK;
+}
+
+/* The backup homes' messages: handled apart too (core/replica.c). */
+static inline bool ddsm_msg_is_replica(u8 type)
+{
+	return type >= DDSM_MSG_REPLICA && type <= DDSM_MSG_HANDOFF_DONE;
 }
 
 const char *ddsm_msg_type_name(u8 type);

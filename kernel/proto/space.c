@@ -41,6 +41,41 @@ u64 ddsm_space_units_homed(const struct ddsm_space *s, u32 node)
 	       (node < s->nr_units % s->nr_nodes ? 1 : 0);
 }
 
+u64 ddsm_space_local_units(const struct ddsm_space *s)
+{
+	u64 own = ddsm_space_units_homed(s, s->node_id);
+
+	if (!s->nr_backups || s->nr_nodes < 2)
+		return own;
+	return own + ddsm_space_units_homed(s, ddsm_space_pred_of(s, s->node_id));
+}
+
+u64 ddsm_unit_local_index(const struct ddsm_space *s, u64 unit)
+{
+	u32 placed;
+
+	if (!ddsm_unit_valid(s, unit))
+		return U64_MAX;
+	placed = ddsm_unit_placed(s, unit);
+	if (placed == s->node_id)
+		return ddsm_unit_home_index(s, unit);
+	if (s->nr_backups && s->nr_nodes >= 2 &&
+	    placed == ddsm_space_pred_of(s, s->node_id))
+		return ddsm_space_units_homed(s, s->node_id) +
+		       ddsm_unit_home_index(s, unit);
+	return U64_MAX;
+}
+
+u64 ddsm_space_local_unit(const struct ddsm_space *s, u64 idx)
+{
+	u64 own = ddsm_space_units_homed(s, s->node_id);
+
+	if (idx < own)
+		return ddsm_space_home_unit(s, s->node_id, idx);
+	return ddsm_space_home_unit(s, ddsm_space_pred_of(s, s->node_id),
+				    idx - own);
+}
+
 int ddsm_space_check_range(const struct ddsm_space *s, u64 off, u64 len)
 {
 	if (!len || (off & (DDSM_PROTO_UNIT_SIZE - 1)) ||

@@ -217,6 +217,17 @@ static void check_region_args(struct kunit *test)
 	a.model = DDSM_MODEL_EVENTUAL;
 	a.nr_backups = 1;
 	KUNIT_EXPECT_EQ(test, ddsm_check_region_arg(&a, s), -EINVAL);
+	/* 0 or the module's nr_backups (the space's), nothing else. */
+	{
+		struct ddsm_space b = *s;
+
+		b.nr_backups = 1;
+		KUNIT_EXPECT_EQ(test, ddsm_check_region_arg(&a, &b), 0);
+		a.nr_backups = 2;
+		KUNIT_EXPECT_EQ(test, ddsm_check_region_arg(&a, &b), -EINVAL);
+		a.nr_backups = 0;
+		KUNIT_EXPECT_EQ(test, ddsm_check_region_arg(&a, &b), 0);
+	}
 	a.nr_backups = 0;
 	a.flags = 2;
 	KUNIT_EXPECT_EQ(test, ddsm_check_region_arg(&a, s), -EINVAL);

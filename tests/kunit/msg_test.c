@@ -289,6 +289,74 @@ static void msg_names(struct kunit *test)
 			   ddsm_msg_verdict_name(DDSM_MSG_BAD_UNIT));
 }
 
+/*
+ * Backup homes: node 1 backs up node 0 (whose units are u % 3 == 0) and is
+ * backed up by node 2.  Nothing of it is accepted without nr_backups.
+ */
+static void msg_replica_roles(struct kunit *test)
+{
+	struct msg_ctx *c = test->priv;
+	struct ddsm_msg m = {
+		.type = DDSM_MSG_REPLICA, .flags = DDSM_MF_DATA, .src = 0,
+		.dst = 1, .requester = 0, .seq = 9, .unit = 3,
+		.copyset = 0xffffffffffULL,	/* a timestamp, not a node set */
+	};
+
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	c->s.nr_backups = 1;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
+	KUNIT_EXPECT_EQ(test, 0xffffffffffULL, c->m.copyset);
+	KUNIT_EXPECT_TRUE(test, ddsm_msg_is_replica(c->m.type));
+	KUNIT_EXPECT_FALSE(test, ddsm_msg_is_persist(c->m.type));
+	KUNIT_EXPECT_FALSE(test, ddsm_msg_to_home(c->m.type));
+	/* Only images of the sender's own units, only to its backup. */
+	m.unit = 4;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	m.unit = 5;
+	m.src = 2;
+	m.requester = 2;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 2));
+	/* The image travels with it. */
+	m.unit = 3;
+	m.src = 0;
+	m.requester = 0;
+	m.flags = 0;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FLAGS, roundtrip(c, &m, 0));
+
+	/* Node 2, our backup, acknowledges ours, with a reason or not. */
+	m = (struct ddsm_msg){ .type = DDSM_MSG_REPLICA_ACK, .src = 2,
+			       .dst = 1, .requester = 1, .seq = 9, .err = EIO };
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 2));
+	m.src = 0;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+
+	/* The end of a resync, from our predecessor only. */
+	m = (struct ddsm_msg){ .type = DDSM_MSG_REPLICA_SYNC, .src = 0,
+			       .dst = 1, .requester = 0, .seq = 10 };
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
+	m.src = 2;
+	m.requester = 2;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 2));
+
+	/* A notice names at most the sender's predecessor. */
+	m = (struct ddsm_msg){ .type = DDSM_MSG_FAILOVER, .src = 2, .dst = 1,
+			       .requester = 2, .copyset = BIT_ULL(1) };
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 2));
+	m.copyset = 0;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 2));
+	m.copyset = BIT_ULL(0);
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 2));
+	m.copyset = BIT_ULL(1);
+	m.err = EIO;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FIELD, roundtrip(c, &m, 2));
+
+	m = (struct ddsm_msg){ .type = DDSM_MSG_HANDOFF_DONE, .src = 0,
+			       .dst = 1, .requester = 0 };
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
+	m.requester = 2;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+}
+
 static struct kunit_case msg_cases[] = {
 	KUNIT_CASE(msg_roundtrip_keeps_fields),
 	KUNIT_CASE(msg_rejects_bad_length),
@@ -299,6 +367,7 @@ static struct kunit_case msg_cases[] = {
 	KUNIT_CASE(msg_rejects_bad_nodes),
 	KUNIT_CASE(msg_rejects_bad_fields),
 	KUNIT_CASE(msg_persist_roles),
+	KUNIT_CASE(msg_replica_roles),
 	KUNIT_CASE(msg_survives_garbage),
 	KUNIT_CASE(msg_names),
 	{}

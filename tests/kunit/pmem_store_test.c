@@ -264,6 +264,124 @@ static void pm_store_ts_grow(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->ts[1], (u64)2);
 }
 
+/*
+ * A backup home's replica slots (ddsm_pstore_put): images keep the ts they
+ * had at their home; one not newer than its slot is skipped, so a resync
+ * or a repeat never rolls a slot back; a later persist there (after a
+ * takeover) goes on from the replica's ts; a remount finds them all.
+ */
+static void pm_store_put_keeps_ts(struct kunit *test)
+{
+	struct pst *t = pst_setup(test, NS_1M, 32, LOG_16K);
+	u64 ts[3], slots[1] = { 5 }, exp[1];
+	u32 applied;
+
+	KUNIT_ASSERT_EQ(test, mount(t, &t->ps, NULL), 0);
+	t->units[0] = unit_of(5);
+	t->units[1] = unit_of(6);
+	t->units[2] = unit_of(7);
+	fill(t->img, 5, 40, 1);
+	fill(t->img + UNIT, 6, 3, 1);
+	fill(t->img + 2 * UNIT, 7, 1, 1);
+	ts[0] = 40;
+	ts[1] = 3;
+	ts[2] = 1;
+	KUNIT_ASSERT_EQ(test, ddsm_pstore_put(&t->ps, t->units, t->data, ts,
+					      3, &applied), 0);
+	KUNIT_EXPECT_EQ(test, applied, 3U);
+	expect_slot(t, &t->ps, 5, 40, 1);
+	expect_slot(t, &t->ps, 6, 3, 1);
+	expect_slot(t, &t->ps, 7, 1, 1);
+
+	/* Older and equal images are obsolete: nothing changes. */
+	fill(t->img, 5, 39, 2);
+	fill(t->img + UNIT, 6, 3, 2);
+	ts[0] = 39;
+	ts[1] = 3;
+	KUNIT_ASSERT_EQ(test, ddsm_pstore_put(&t->ps, t->units, t->data, ts,
+					      2, &applied), 0);
+	KUNIT_EXPECT_EQ(test, applied, 0U);
+	expect_slot(t, &t->ps, 5, 40, 1);
+	expect_slot(t, &t->ps, 6, 3, 1);
+
+	/* A newer one is applied, whatever the gap. */
+	fill(t->img, 5, 90, 3);
+	ts[0] = 90;
+	KUNIT_ASSERT_EQ(test, ddsm_pstore_put(&t->ps, t->units, t->data, ts,
+					      1, &applied), 0);
+	KUNIT_EXPECT_EQ(test, applied, 1U);
+	expect_slot(t, &t->ps, 5, 90, 3);
+
+	/* Refusals, before anything is written. */
+	ts[0] = 0;
+	KUNIT_EXPECT_EQ(test, ddsm_pstore_put(&t->ps, t->units, t->data, ts,
+					      1, NULL), -EINVAL);
+	ts[0] = 100;
+	t->units[0] = unit_of(5) + 1;	/* homed elsewhere */
+	KUNIT_EXPECT_EQ(test, ddsm_pstore_put(&t->ps, t->units, t->data, ts,
+					      1, NULL), -ERANGE);
+	t->units[0] = unit_of(5);
+	t->units[1] = unit_of(5);
+	ts[1] = 101;
+	KUNIT_EXPECT_EQ(test, ddsm_pstore_put(&t->ps, t->units, t->data, ts,
+					      2, NULL), -EINVAL);
+	expect_slot(t, &t->ps, 5, 90, 3);
+
+	/* The slot's ts, without its data. */
+	KUNIT_EXPECT_EQ(test, ddsm_pstore_slot_ts(&t->ps, 5, &ts[0]), 0);
+	KUNIT_EXPECT_EQ(test, ts[0], 90ULL);
+	KUNIT_EXPECT_EQ(test, ddsm_pstore_slot_ts(&t->ps, 9, &ts[0]),
+			-ENODATA);
+	KUNIT_EXPECT_EQ(test, ddsm_pstore_slot_ts(&t->ps, 32, &ts[0]),
+			-ERANGE);
+
+	/* Taken over: the home's own persists go on from the replica's ts. */
+	exp[0] = 91;
+	KUNIT_ASSERT_EQ(test, persist(t, slots, 1, exp, 4), 0);
+	KUNIT_EXPECT_EQ(test, t->ts[0], 91ULL);
+
+	/* The failover flag is durable, and a remount keeps everything. */
+	KUNIT_ASSERT_EQ(test, ddsm_pstore_set_flags(&t->ps,
+						    DDSM_PM_SB_FAILOVER, true),
+			0);
+	ddsm_pstore_unmount(&t->ps);
+	KUNIT_ASSERT_EQ(test, mount(t, &t->ps, NULL), 0);
+	KUNIT_EXPECT_TRUE(test, ddsm_pstore_flags(&t->ps) &
+				DDSM_PM_SB_FAILOVER);
+	expect_slot(t, &t->ps, 5, 91, 4);
+	expect_slot(t, &t->ps, 6, 3, 1);
+	expect_slot(t, &t->ps, 7, 1, 1);
+	KUNIT_EXPECT_EQ(test, ddsm_pstore_set_flags(&t->ps, DDSM_PM_SB_CLEAN,
+						    true), -EINVAL);
+}
+
+/*
+ * A put that returned is durable (what the backup's REPLICA_ACK promises):
+ * nothing is left unfenced, and a power failure keeping no unfenced line
+ * finds both images with the home's ts.
+ */
+static void pm_store_put_durable(struct kunit *test)
+{
+	struct pst *t = pst_setup(test, NS_1M, 32, LOG_16K);
+	u64 ts[2] = { 7, 12 };
+
+	KUNIT_ASSERT_EQ(test, mount(t, &t->ps, NULL), 0);
+	t->units[0] = unit_of(1);
+	t->units[1] = unit_of(2);
+	fill(t->img, 1, 7, 1);
+	fill(t->img + UNIT, 2, 12, 1);
+	KUNIT_ASSERT_EQ(test, ddsm_pstore_put(&t->ps, t->units, t->data, ts,
+					      2, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ddsm_pm_shadow_unfenced(&t->sh), (u64)0);
+	KUNIT_EXPECT_EQ(test, ddsm_pm_shadow_crash(&t->sh,
+						   ddsm_pm_shadow_keep_none,
+						   NULL), (u64)0);
+	KUNIT_ASSERT_EQ(test, mount(t, &t->ps2, NULL), 0);
+	KUNIT_EXPECT_FALSE(test, t->ps2.st.was_clean);
+	expect_slot(t, &t->ps2, 1, 7, 1);
+	expect_slot(t, &t->ps2, 2, 12, 1);
+}
+
 /* A refused mount writes nothing and leaves the store unmounted. */
 static void expect_refused(struct pst *t, int err, const char *what)
 {
@@ -916,6 +1034,8 @@ static struct kunit_case pmem_store_cases[] = {
 	KUNIT_CASE(pm_store_format_zero_namespace),
 	KUNIT_CASE(pm_store_remount_finds_units),
 	KUNIT_CASE(pm_store_ts_grow),
+	KUNIT_CASE(pm_store_put_keeps_ts),
+	KUNIT_CASE(pm_store_put_durable),
 	KUNIT_CASE(pm_store_refusals),
 	KUNIT_CASE(pm_store_was_clean),
 	KUNIT_CASE(pm_store_log_wraps),

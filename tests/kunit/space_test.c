@@ -435,6 +435,82 @@ static void space_check_range_huge(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ddsm_space_check_range(&s, top, UNIT), -ENXIO);
 }
 
+/*
+ * Backup homes: a node's local arrays hold its own units, then its
+ * predecessor's, one to one; and the failover mask moves exactly the
+ * units placed on a node to its backup.
+ */
+static void check_local(struct kunit *test, u64 nr_units, u32 nr_nodes,
+			enum ddsm_home_policy policy)
+{
+	struct ddsm_space s;
+	u32 node, pred, placed;
+	u64 unit, idx, nr, own;
+
+	for (node = 0; node < nr_nodes; node++) {
+		KUNIT_ASSERT_EQ(test, ddsm_space_init(&s, nr_units * UNIT,
+						      nr_nodes, node, policy),
+				0);
+		s.nr_backups = 1;
+		pred = ddsm_space_pred_of(&s, node);
+		own = ddsm_space_units_homed(&s, node);
+		nr = ddsm_space_local_units(&s);
+		KUNIT_EXPECT_EQ(test, nr,
+				own + ddsm_space_units_homed(&s, pred));
+		for (idx = 0; idx < nr; idx++) {
+			unit = ddsm_space_local_unit(&s, idx);
+			KUNIT_ASSERT_LT(test, unit, nr_units);
+			KUNIT_EXPECT_EQ_MSG(test,
+					    ddsm_unit_local_index(&s, unit),
+					    idx, "node %u idx %llu", node, idx);
+			KUNIT_EXPECT_EQ(test, ddsm_unit_placed(&s, unit),
+					idx < own ? node : pred);
+		}
+		for (unit = 0; unit < nr_units; unit++) {
+			placed = ddsm_unit_placed(&s, unit);
+			idx = ddsm_unit_local_index(&s, unit);
+			if (placed != node && placed != pred)
+				KUNIT_EXPECT_EQ(test, idx, U64_MAX);
+			else
+				KUNIT_EXPECT_LT(test, idx, nr);
+			/* Before any failover, homes are the placement. */
+			KUNIT_EXPECT_EQ(test, ddsm_unit_home(&s, unit),
+					placed);
+		}
+		/* pred taken over by this node: its units, and only them. */
+		s.failover = BIT_ULL(pred);
+		for (unit = 0; unit < nr_units; unit++) {
+			placed = ddsm_unit_placed(&s, unit);
+			KUNIT_EXPECT_EQ(test, ddsm_unit_home(&s, unit),
+					placed == pred ? node : placed);
+		}
+		/* Without backups the arrays are the node's own units. */
+		s.failover = 0;
+		s.nr_backups = 0;
+		KUNIT_EXPECT_EQ(test, ddsm_space_local_units(&s), own);
+		for (idx = own; idx < nr; idx++)
+			KUNIT_EXPECT_EQ(test,
+					ddsm_unit_local_index(&s,
+						ddsm_space_local_unit(&s, idx)),
+					U64_MAX);
+	}
+}
+
+static void space_backup_local_arrays(struct kunit *test)
+{
+	u64 units;
+	u32 nodes;
+
+	for (nodes = 2; nodes <= BIJ_MAX_NODES; nodes++) {
+		for (units = 1; units <= BIJ_MAX_UNITS; units++) {
+			check_local(test, units, nodes, DDSM_HOME_INTERLEAVE);
+			check_local(test, units, nodes, DDSM_HOME_RANGE);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, ddsm_space_backup_of(&(struct ddsm_space){
+		.nr_nodes = 3 }, 2), 0U);
+}
+
 static struct kunit_case ddsm_space_cases[] = {
 	KUNIT_CASE(space_init_rejects_size),
 	KUNIT_CASE(space_init_rejects_nodes),
@@ -451,6 +527,7 @@ static struct kunit_case ddsm_space_cases[] = {
 	KUNIT_CASE(space_home_large),
 	KUNIT_CASE(space_check_range),
 	KUNIT_CASE(space_check_range_huge),
+	KUNIT_CASE(space_backup_local_arrays),
 	{}
 };
 

@@ -31,6 +31,7 @@ typedef uint64_t __le64;
 #define le64_to_cpu(x) ((u64)(x))
 
 #define BIT_ULL(n) (1ULL << (n))
+#define U64_MAX UINT64_MAX
 #define hweight64(x) ((unsigned int)__builtin_popcountll(x))
 
 #endif /* DDSM_USER_SHIM_H */

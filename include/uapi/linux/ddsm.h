@@ -225,6 +225,16 @@ struct ddsm_config {
  *		home sent only once the unit was durable
  * @durable_errors: out: ... of which went though the media failed (logged)
  * @device:	out: the namespace's device name, NUL terminated
+ * @replica_units: out: replica slots holding an image of the predecessor's
+ *		units (nr_backups=1)
+ * @replica_bytes: out: image bytes sent to the backup plus received as one
+ * @replica_sent: out: images sent to this node's backup
+ * @replica_acked: out: ... it acknowledged durable
+ * @replica_recv: out: images received from the predecessor and persisted
+ * @replica_degraded: out: episodes of running without the backup (down,
+ *		unreachable, too slow): promises were home-only meanwhile
+ * @replica_resyncs: out: resyncs of the backup completed
+ * @failovers:	out: predecessors this node took over
  */
 struct ddsm_pmem_status {
 	__u32 flags;
@@ -251,12 +261,23 @@ struct ddsm_pmem_status {
 	__u64 durable_grants;
 	__u64 durable_errors;
 	char device[32];
+	__u64 replica_units;
+	__u64 replica_bytes;
+	__u64 replica_sent;
+	__u64 replica_acked;
+	__u64 replica_recv;
+	__u64 replica_degraded;
+	__u64 replica_resyncs;
+	__u64 failovers;
 };
 
 #define DDSM_PMEM_ON		0x1	/* units homed here are kept on pmem */
 #define DDSM_PMEM_FORMATTED	0x2	/* this mount formatted the namespace */
 #define DDSM_PMEM_WAS_CLEAN	0x4	/* it had been unmounted cleanly */
 #define DDSM_PMEM_CHECK		0x8	/* test only: persist-domain checker on */
+#define DDSM_PMEM_BACKUP	0x10	/* nr_backups=1: a backup home per unit */
+#define DDSM_PMEM_SYNCED	0x20	/* the backup holds every image of ours */
+#define DDSM_PMEM_TOOK_OVER	0x40	/* serving the predecessor's units */
 
 /**
  * struct ddsm_persist_arg - make a range durable (DDSM_IOC_PERSIST)
@@ -305,7 +326,7 @@ enum ddsm_model {
  * @len:	in: bytes, unit multiple, not 0 (set); ignored by a get
  * @model:	in (set) / out (get): enum ddsm_model
  * @flags:	in: 0 to set, DDSM_REGION_GET to get
- * @nr_backups:	in: must be 0 (backup homes are not built yet)
+ * @nr_backups:	in: 0, or the module's nr_backups (backups are per node)
  * @reserved:	in: must be 0
  *
  * A region's model governs how the units of the range homed on this node
