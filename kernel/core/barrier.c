@@ -270,6 +270,8 @@ int ddsm_barrier(struct ddsm_node *n, u64 gaddr, u64 len, u32 flags)
 	mutex_lock(&b->run);
 	seq = READ_ONCE(b->seq) + 1;
 	b->err = 0;
+	WRITE_ONCE(b->homes, 0);
+	WRITE_ONCE(b->home_died, false);
 	atomic_set(&b->pending, 1);	/* ours, dropped after the sends */
 	WRITE_ONCE(b->seq, seq);
 	for (unit = first; unit < end; unit++) {
@@ -286,6 +288,9 @@ int ddsm_barrier(struct ddsm_node *n, u64 gaddr, u64 len, u32 flags)
 			continue;
 		}
 		atomic_inc(&b->pending);
+		/* Before the send: its death may come right after it. */
+		if (!(b->homes & BIT_ULL(home)))
+			WRITE_ONCE(b->homes, b->homes | BIT_ULL(home));
 		send_persist_msg(n, DDSM_MSG_PERSIST, unit, home,
 				 n->space.node_id, seq, 0, &ret);
 		if (ret) {
@@ -301,10 +306,13 @@ int ddsm_barrier(struct ddsm_node *n, u64 gaddr, u64 len, u32 flags)
 		err = err ?: ret;
 	if (!atomic_dec_and_test(&b->pending)) {
 		left = wait_event_killable_timeout(b->wait,
-						   !atomic_read(&b->pending),
+						   !atomic_read(&b->pending) ||
+						   READ_ONCE(b->home_died),
 						   msecs_to_jiffies(timeout_ms));
 		if (left == -ERESTARTSYS)
 			err = err ?: -EINTR;
+		else if (atomic_read(&b->pending) && READ_ONCE(b->home_died))
+			err = err ?: -EHOSTDOWN;
 		else if (!left && atomic_read(&b->pending))
 			err = err ?: -ETIMEDOUT;
 	}
@@ -318,6 +326,21 @@ int ddsm_barrier(struct ddsm_node *n, u64 gaddr, u64 len, u32 flags)
 		pr_warn_ratelimited("persist barrier over %llu units failed: %d\n",
 				    end - first, err);
 	return err;
+}
+
+void ddsm_barrier_peer_down(struct ddsm_node *n, u32 node)
+{
+	struct ddsm_barrier *b = &n->barrier;
+
+	/*
+	 * Its answer will never come: do not make the caller wait for
+	 * fault_timeout_ms (a backup home may serve the units soon, and a
+	 * durable write that failed is tried again there).
+	 */
+	if (node < DDSM_MAX_NODES && (READ_ONCE(b->homes) & BIT_ULL(node))) {
+		WRITE_ONCE(b->home_died, true);
+		wake_up_all(&b->wait);
+	}
 }
 
 void ddsm_barrier_init(struct ddsm_node *n)

@@ -108,6 +108,8 @@ struct ddsm_barrier {
 	u32 seq;			/* the running barrier's, in its messages */
 	atomic_t pending;		/* PERSIST_ACKs it still waits for */
 	int err;			/* first failure a home reported */
+	u64 homes;			/* nodes the running barrier asked */
+	bool home_died;			/* ... one of which went down */
 	wait_queue_head_t wait;
 	spinlock_t lock;		/* reqs, stopping */
 	struct list_head reqs;		/* PERSISTs from peers, to serve */
@@ -281,6 +283,8 @@ void ddsm_barrier_stop(struct ddsm_node *n);
 /* A new build (ddsm_node_build) takes persist work again. */
 void ddsm_barrier_resume(struct ddsm_node *n);
 void ddsm_barrier_rx(struct ddsm_node *n, const struct ddsm_msg *m);
+/* @node went down: a barrier waiting for its answer fails at once. */
+void ddsm_barrier_peer_down(struct ddsm_node *n, u32 node);
 /* Send @m once its unit's home image is durable (DDSM_ACT_SEND_DURABLE). */
 void ddsm_send_durable(struct ddsm_node *n, const struct ddsm_msg *m);
 /* What this node wrote in [gaddr, gaddr + len) durable at its homes. */

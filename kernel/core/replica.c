@@ -482,7 +482,8 @@ bool ddsm_replica_takeover(struct ddsm_node *n)
 	unsigned long *dirty;
 	int err;
 
-	if (!enabled(n) || !n->persist)
+	/* Unloading: the peers' deaths are our own leaving. */
+	if (!enabled(n) || !n->persist || READ_ONCE(r->stopping))
 		return false;
 	mutex_lock(&r->takeover_lock);
 	if (r->took_over) {

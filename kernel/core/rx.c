@@ -293,6 +293,7 @@ static void peer_down(struct ddsm_node *n, u32 node)
 	}
 	mutex_unlock(&n->rx_lock);
 	ddsm_rejoin_down(n, node);
+	ddsm_barrier_peer_down(n, node);
 	ddsm_replica_peer(n, node, false);
 	pr_info("ddsm: node %u gone: %llu units settled, %llu units now lost here, %llu orphaned copies kept\n",
 		node, changed, n->dir.stats.lost - n->dir.stats.restored,
