@@ -39,6 +39,7 @@
 #include <linux/slab.h>
 #include <linux/highmem.h>
 #include "ddsm.h"
+#include "trace.h"
 #include "../proto/dir.h"
 
 /* A REPLICA or REPLICA_SYNC waiting for the backup's worker. */
@@ -91,6 +92,7 @@ static int send_msg(struct ddsm_node *n, const struct ddsm_msg *m,
 	if (!n->tp)
 		return -ENOTCONN;
 	ddsm_msg_encode(m, &w);
+	trace_ddsm_msg_send(m);
 	ret = ddsm_transport_send(n->tp, m->dst, &w, sizeof(w), data);
 	if (ret) {
 		atomic64_inc(&n->stats.send_errors);
@@ -584,6 +586,7 @@ bool ddsm_replica_takeover(struct ddsm_node *n)
 	ddsm_persist_models(n);
 
 	atomic64_inc(&r->nr_failovers);
+	trace_ddsm_takeover(pred, loaded, moved, wait);
 	pr_warn("node %u stayed away: took its units over (%llu images from the replica, %llu dirty copies of ours); no failback\n",
 		pred, loaded, moved);
 	for (i = 0; i < n->space.nr_nodes; i++)

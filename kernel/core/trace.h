@@ -122,6 +122,27 @@ TRACE_EVENT(ddsm_fault,
 		  __entry->waited ? " remote" : " local", __entry->ret)
 );
 
+/* A backup home took its predecessor's units over (replica.c). */
+TRACE_EVENT(ddsm_takeover,
+	TP_PROTO(u32 pred, u64 loaded, u64 moved, u64 waiting),
+	TP_ARGS(pred, loaded, moved, waiting),
+	TP_STRUCT__entry(
+		__field(u64, loaded)
+		__field(u64, moved)
+		__field(u64, waiting)
+		__field(u32, pred)
+	),
+	TP_fast_assign(
+		__entry->loaded = loaded;
+		__entry->moved = moved;
+		__entry->waiting = waiting;
+		__entry->pred = pred;
+	),
+	TP_printk("pred=%u replica_images=%llu own_dirty=%llu handoff_from=%#llx",
+		  __entry->pred, __entry->loaded, __entry->moved,
+		  __entry->waiting)
+);
+
 #endif /* DDSM_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

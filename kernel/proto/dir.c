@@ -664,9 +664,21 @@ int ddsm_dir_handle(struct ddsm_dir *d, const struct ddsm_msg *m,
 	return 0;
 }
 
+/*
+ * The entry at @unit's local index whether homed here yet or not: a
+ * takeover holds the entries before the failover mask makes the units
+ * ours, so that no request finds one unheld.
+ */
+static struct ddsm_dir_entry *local_entry(const struct ddsm_dir *d, u64 unit)
+{
+	u64 idx = ddsm_unit_local_index(d->space, unit);
+
+	return idx < d->nr_entries ? &d->entries[idx] : NULL;
+}
+
 void ddsm_dir_hold(struct ddsm_dir *d, u64 unit)
 {
-	struct ddsm_dir_entry *e = entry_of(d, unit);
+	struct ddsm_dir_entry *e = local_entry(d, unit);
 
 	if (!e)
 		return;
@@ -680,7 +692,7 @@ void ddsm_dir_hold(struct ddsm_dir *d, u64 unit)
 
 void ddsm_dir_release_hold(struct ddsm_dir *d, u64 unit)
 {
-	struct ddsm_dir_entry *e = entry_of(d, unit);
+	struct ddsm_dir_entry *e = local_entry(d, unit);
 
 	if (e && e->lost && e->lost_from == DDSM_DIR_FROM_ANY) {
 		e->lost = 0;

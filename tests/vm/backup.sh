@@ -62,7 +62,7 @@ if ! insmod $DDSM/ddsm.ko size=16M node_id="$ME" nodes="$IPS" pmem=$PM $FMT \
 fi
 ok "phase $PHASE: insmod ddsm.ko nr_backups=1 pmem=$PM $FMT"
 check "phase $PHASE: all $((N - 1)) peers up" $CTL wait --timeout 60
-for r in 0x0:0x60000:sync 0x80000:0x60000:scope; do
+for r in 0x0:0x60000:sync 0x80000:0x60000:scope 0x100000:0x60000:eventual; do
 	IFS=: read -r a l m <<<"$r"
 	[ "$PHASE" = 1 ] && { $CTL region "$a" "$l" "$m" || nok "ddsmctl region $a $l $m"; }
 	[ "$($CTL region "$a")" = "$m" ] || nok "phase $PHASE: region at $a is $($CTL region "$a"), not $m"
@@ -92,10 +92,23 @@ case $PHASE in
 		dmesg | grep -E 'took its units over|serving node|stayed away' | sed "s/^/# node$ME: /"
 	else
 		dmesg | grep -E 'took node [0-9]+.s units over' | sed "s/^/# node$ME: /"
+		# Node 1 was this node's backup: home-only since, said once.
+		check "phase 1: node$ME runs without its backup (pmem_backup: degraded)" \
+			bash -c "$CTL status | grep -q '^pmem_backup: degraded'"
+		check "phase 1: ... counted once (pmem_replica_degraded $(pm replica_degraded))" \
+			test "$(pm replica_degraded)" = 1
+		dmesg | grep -E "backup node $VICTIM" | sed "s/^/# node$ME: /"
 	fi
 	reads
 	marker "bk read"
 	getline read2
+	if [ "$ME" != "$BACKUP" ]; then
+		# Node 1 is back: this node's backup again, resynced.
+		check "phase 2: node$ME's backup node$VICTIM is resynced after its restart" \
+			wait_for 60 bash -c "$CTL status | grep -q '^pmem_backup: synced'"
+		check "phase 2: ... a second resync (pmem_replica_resyncs $(pm replica_resyncs))" \
+			test "$(pm replica_resyncs)" = 2
+	fi
 	reads
 	marker "bk read2"
 	sleep 900

@@ -3,9 +3,11 @@
 #
 # Host side: backup homes (issue 12, nr_backups=1).  Three nodes with
 # pmem, node 1 the victim, node 2 its backup (tests/vm/backup.sh):
-#   phase 1  the writers (nodes 0, 2) write node 1's units under
-#            Synchronous (ddsm_write_durable) and Scope (+ barrier) and
-#            log each acknowledged image; at a random point node 1's VM is
+#   phase 1  the writers (nodes 0, 2) store into node 1's units of an
+#            Eventual region once and keep them dirty; then they write
+#            node 1's units under Synchronous (ddsm_write_durable) and
+#            Scope (+ barrier) and log each acknowledged image; at a
+#            random point node 1's VM is
 #            SIGKILLed; the writers carry on (their stores wait for the
 #            failover) until BK_SECS are over; then nodes 0 and 2 read
 #            every unit back, now served by node 2
@@ -16,7 +18,8 @@
 #            1's units from its pmem (sticky), every node reads them
 # Every read: each unit holds a whole image (never torn), at least as new
 # as the newest one acknowledged and no newer than the newest written,
-# and every node reads the same in every phase.
+# and every node reads the same in every phase; the units left dirty at a
+# writer hold what it stored (handed over to the backup, not lost).
 #
 #   BUILD_DIR=... bash tests/vm/backup_host.sh      (after make stage)
 #   BK_SEED=N replays the kill point (the seed is printed first).
@@ -60,15 +63,17 @@ start() {
 	wait_all 180 ready "$@" || return 1
 	for i in "$@"; do cl_send "$i" go; done
 }
-# show I...: what those nodes printed since their start, but the BK lines.
+# show I...: what those nodes printed since the last show, but the BK lines
+# (up to the size taken first: what comes after is for the next show).
 show() {
-	local i out
+	local i out end
 	for i in "$@"; do
-		out=$(tail -c +"$((OFF[i] + 1))" "$CL_LOG/node$i.out" | tr -d '\r' |
-			grep -v '^BK [AW] ')
+		end=$(stat -c %s "$CL_LOG/node$i.out")
+		out=$(head -c "$end" "$CL_LOG/node$i.out" |
+			tail -c +"$((OFF[i] + 1))" | tr -d '\r' | grep -v '^BK ')
 		grep -q '^not ok' <<<"$out" && failed=1
 		sed "s/^/[n$i] /" <<<"$out"
-		OFF[i]=$(stat -c %s "$CL_LOG/node$i.out")
+		OFF[i]=$end
 	done
 }
 kill_all() {
@@ -144,6 +149,12 @@ for (phase, node, n), got in sorted(reads.items()):
     res(not stale, f"{who}: every acknowledged image or a newer one "
         f"(stale: {len(stale)} {stale[:3]})")
     res(not future, f"{who}: nothing never written {future[:3]}")
+    # Written once before the death, dirty in a writer's cache only: the
+    # hand-over to the backup is the only way they survive.
+    dirty = [k for k in got if k[0] == "dirty"]
+    lost = [k for k in dirty if got[k][0] != written.get(k, 0)]
+    res(dirty and not lost, f"{who}: {len(dirty)} units dirty at a writer "
+        f"when node1 died hold their data ({len(lost)} lost {lost[:3]})")
     # Phase 2 is the same boot of node 2 (the home now) as phase 1.
     first = ref.get(1 if phase == 2 else phase)
     if first is None:

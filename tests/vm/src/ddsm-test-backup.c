@@ -18,7 +18,11 @@
  * A write that fails (the home is dying, a barrier gives up) is not
  * acknowledged; a SIGBUS skips to the next unit.  Stores to a unit whose
  * home died wait for the backup to take it over (fault_timeout_ms).
- * read: every unit of both regions placed on VICTIM, one line each:
+ * First, each writer stores round 1 into its units of a third region
+ * (Eventual, "dirty") and leaves them there, dirty in its cache: nothing
+ * sends them home before the victim dies, so the backup must get them
+ * from the writer's hand-over, or they are lost.
+ * read: every unit of the three regions placed on VICTIM, one line each:
  *   BK R <model> <unit> <r> <ok|empty|torn> .
  * An image is magic+model, unit, round, a pattern of the three and a
  * hash; a torn one does not hash right.
@@ -38,14 +42,15 @@
 
 #define SYNC_BASE	0x000000ULL
 #define SCOPE_BASE	0x080000ULL
+#define DIRTY_BASE	0x100000ULL
 #define REGION		0x060000ULL	/* 96 units each, 32 per home */
-#define WIN_LEN		(SCOPE_BASE + REGION)
+#define WIN_LEN		(DIRTY_BASE + REGION)
 #define MAGIC		0x4241434b55500000ULL	/* "BACKUP" */
 #define W		DSM_WORDS_PER_UNIT
 
-enum { M_SYNC, M_SCOPE, M_NR };
-static const char *const mname[M_NR] = { "sync", "scope" };
-static const uint64_t mbase[M_NR] = { SYNC_BASE, SCOPE_BASE };
+enum { M_SYNC, M_SCOPE, M_DIRTY, M_NR };
+static const char *const mname[M_NR] = { "sync", "scope", "dirty" };
+static const uint64_t mbase[M_NR] = { SYNC_BASE, SCOPE_BASE, DIRTY_BASE };
 
 static struct ddsm d;
 static char *win;
@@ -162,11 +167,21 @@ static int do_write(int victim, int nn, unsigned int secs)
 	sigaction(SIGBUS, &sa, NULL);
 	for (m = 0; m < M_NR; m++)
 		nu[m] = victim_units(m, victim, units[m], 96);
-	printf("# node%d: writer %d of %d, %d + %d units homed on node%d\n",
-	       me, writer, nn - 1, nu[M_SYNC], nu[M_SCOPE], victim);
+	printf("# node%d: writer %d of %d, %d + %d + %d units homed on node%d\n",
+	       me, writer, nn - 1, nu[M_SYNC], nu[M_SCOPE], nu[M_DIRTY],
+	       victim);
+	for (i = writer; i < nu[M_DIRTY]; i += nn - 1) {
+		uint64_t img[W], u = units[M_DIRTY][i];
+
+		make_img(img, M_DIRTY, u, 1);
+		printf("BK W %s %llu 1 .\n", mname[M_DIRTY],
+		       (unsigned long long)u);
+		memcpy(win + u * DSM_UNIT, img, DSM_UNIT);
+	}
+	fflush(stdout);
 	t_end = now_ns() + secs * 1000000000ULL;
 	for (round = 1; now_ns() < t_end; round++)
-		for (m = 0; m < M_NR; m++)
+		for (m = 0; m < M_DIRTY; m++)
 			for (i = writer; i < nu[m]; i += nn - 1)
 				n[1 + write_one(m, units[m][i], round)]++;
 	printf("# node%d: %llu rounds, %llu writes acked, %llu failed, %llu SIGBUS\n",
