@@ -196,6 +196,7 @@ static struct kunit_suite failover_suite = {
 	.name = "ddsm_failover",
 	.test_cases = failover_cases,
 };
+
 kunit_test_suite(failover_suite);
 
 MODULE_LICENSE("GPL");

@@ -488,11 +488,11 @@ static void check_local(struct kunit *test, u64 nr_units, u32 nr_nodes,
 		s.failover = 0;
 		s.nr_backups = 0;
 		KUNIT_EXPECT_EQ(test, ddsm_space_local_units(&s), own);
-		for (idx = own; idx < nr; idx++)
-			KUNIT_EXPECT_EQ(test,
-					ddsm_unit_local_index(&s,
-						ddsm_space_local_unit(&s, idx)),
+		for (idx = own; idx < nr; idx++) {
+			unit = ddsm_space_local_unit(&s, idx);
+			KUNIT_EXPECT_EQ(test, ddsm_unit_local_index(&s, unit),
 					U64_MAX);
+		}
 	}
 }
 
