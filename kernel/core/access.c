@@ -135,6 +135,25 @@ static unsigned long home_wait_until(struct ddsm_node *n, u64 unit,
 	return st == DDSM_PEER_DOWN || st == DDSM_PEER_CONNECTING ? deadline : 0;
 }
 
+/*
+ * Backup homes: may @unit's backup still take it over (its home is not
+ * taken over yet and the backup is alive)?  Then an access whose event
+ * failed because the home went away asks again once the backup serves
+ * the unit, within its bound, instead of failing.
+ */
+static bool failover_may_come(struct ddsm_node *n, u64 unit)
+{
+	u32 placed = ddsm_unit_placed(&n->space, unit), b;
+	enum ddsm_peer_state st;
+
+	if (!n->space.nr_backups ||
+	    (ddsm_space_failover(&n->space) & BIT_ULL(placed)))
+		return false;
+	b = ddsm_space_backup_of(&n->space, placed);
+	st = ddsm_transport_peer_state(n->tp, b);
+	return st == DDSM_PEER_UP || st == DDSM_PEER_SELF;
+}
+
 static int wait_for_home(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 			 unsigned long deadline, unsigned int timeout_ms,
 			 bool drop)
@@ -329,6 +348,20 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 			ddsm_cache_home_lost(&n->cache, unit, EHOSTDOWN, &acts);
 			mutex_unlock(cl);
 			ddsm_run_actions(n, &acts, NULL);
+			/* Its backup will serve it: wait for that (above). */
+			if (failover_may_come(n, unit) &&
+			    time_before(jiffies, deadline)) {
+				atomic64_inc(&n->stats.lost_retries);
+				if (drop)
+					mmap_read_unlock(vmf->vma->vm_mm);
+				schedule_timeout_killable(msecs_to_jiffies(DDSM_LOST_RETRY_MS));
+				if (drop || fatal_signal_pending(current))
+					return fault_done(n, unit, write, mkwrite,
+							  waited, drop ?
+							  VM_FAULT_RETRY :
+							  VM_FAULT_SIGBUS);
+				continue;
+			}
 			return fault_done(n, unit, write, mkwrite, waited,
 					  VM_FAULT_SIGBUS);
 		}
@@ -365,6 +398,9 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 					  VM_FAULT_SIGBUS);
 		}
 		err = event_error(n, unit, seq);
+		/* The home died under the event, and its backup will serve. */
+		if (err == EHOSTDOWN && failover_may_come(n, unit))
+			err = EAGAIN;
 		if (err == EAGAIN && time_before(jiffies, deadline)) {
 			/*
 			 * Lost with a node declared dead that may come back

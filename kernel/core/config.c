@@ -152,6 +152,7 @@ int ddsm_node_build(struct ddsm_node *n, u32 nr_nodes, u32 self,
 		free_state(n);
 		return ret;
 	}
+	ddsm_replica_run(n);
 	pr_info("node %u of %u, %llu bytes in %llu units, transport %s\n",
 		n->space.node_id, n->space.nr_nodes, n->space.size,
 		n->space.nr_units, n->tp->ops->name);

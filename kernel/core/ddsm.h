@@ -158,6 +158,9 @@ struct ddsm_replica {
 	bool degraded;		/* promises are home-only (waits skip) */
 	wait_queue_head_t wait;	/* durability promises waiting for ACKs */
 	struct work_struct resync;
+	unsigned long resync_end;	/* jiffies when the last one ended */
+	bool resyncing;
+	struct delayed_work watch;	/* resync again if one got lost */
 	/* Backup side: images of the predecessor's units to persist. */
 	struct list_head in;
 	struct work_struct work;
@@ -293,6 +296,7 @@ int ddsm_barrier(struct ddsm_node *n, u64 gaddr, u64 len, u32 flags);
 /* core/replica.c: backup homes (docs/persistency.md). */
 void ddsm_replica_init(struct ddsm_node *n);
 void ddsm_replica_start(struct ddsm_node *n);
+void ddsm_replica_run(struct ddsm_node *n);
 void ddsm_replica_quiesce(struct ddsm_node *n);
 void ddsm_replica_stop(struct ddsm_node *n);
 /* Send @img (unit @unit, durable here with @ts) to the backup; p->lock. */

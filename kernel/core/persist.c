@@ -805,6 +805,7 @@ void ddsm_persist_resync(struct ddsm_node *n)
 
 	if (!p)
 		return;
+	pr_info_ratelimited("pmem %s: resyncing the backup\n", p->dev.name);
 	while (!err) {
 		mutex_lock(&p->lock);
 		for (k = 0; !err && k < 64 && idx < p->nr_own; idx++, k++) {
@@ -825,8 +826,8 @@ void ddsm_persist_resync(struct ddsm_node *n)
 		mutex_unlock(&p->lock);
 		cond_resched();
 	}
-	pr_info("pmem %s: resync sent %llu unit images to the backup\n",
-		p->dev.name, sent);
+	pr_info_ratelimited("pmem %s: resync sent %llu unit images to the backup\n",
+			    p->dev.name, sent);
 }
 
 /* The models of the units just taken over (their entries are new here). */

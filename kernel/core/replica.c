@@ -211,9 +211,17 @@ void ddsm_replica_send_sync(struct ddsm_node *n)
 		degrade(n, "is unreachable", true);
 		return;
 	}
+	/*
+	 * A resync still unanswered keeps its marker: with nothing lost
+	 * since (that would have cleared sync_pending), its answer proves as
+	 * much, and a backup slower than the watch's retries still gets
+	 * there.
+	 */
 	spin_lock(&r->lock);
-	r->sync_seq = seq;
-	r->sync_pending = true;
+	if (!r->sync_pending) {
+		r->sync_seq = seq;
+		r->sync_pending = true;
+	}
 	spin_unlock(&r->lock);
 	WRITE_ONCE(r->sent, seq);
 }
@@ -285,7 +293,34 @@ static void resync_work(struct work_struct *w)
 
 	if (READ_ONCE(r->stopping))
 		return;
+	WRITE_ONCE(r->resyncing, true);
 	ddsm_persist_resync(n);
+	WRITE_ONCE(r->resync_end, jiffies);
+	WRITE_ONCE(r->resyncing, false);
+}
+
+/*
+ * Once a second: a backup that is up but still not in sync three seconds
+ * after the last resync ended gets another.  A resync's last message or
+ * its answer can be lost when the connection flaps (a frozen node
+ * declaring everyone dead as it resumes), and nothing else would ask
+ * again until the next reconnection.
+ */
+#define DDSM_RESYNC_AGAIN	(3 * HZ)
+
+static void watch_work(struct work_struct *w)
+{
+	struct ddsm_replica *r = container_of(to_delayed_work(w),
+					      struct ddsm_replica, watch);
+	struct ddsm_node *n = container_of(r, struct ddsm_node, replica);
+
+	if (READ_ONCE(r->stopping))
+		return;
+	if (!READ_ONCE(r->synced) && !READ_ONCE(r->resyncing) &&
+	    peer_up(n, backup_node(n)) &&
+	    time_after(jiffies, READ_ONCE(r->resync_end) + DDSM_RESYNC_AGAIN))
+		queue_work(system_unbound_wq, &r->resync);
+	queue_delayed_work(system_wq, &r->watch, HZ);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -762,6 +797,7 @@ void ddsm_replica_init(struct ddsm_node *n)
 	INIT_WORK(&r->resync, resync_work);
 	INIT_WORK(&r->takeover, takeover_work);
 	INIT_DELAYED_WORK(&r->handoff, handoff_timeout);
+	INIT_DELAYED_WORK(&r->watch, watch_work);
 }
 
 /* A new build: after ddsm_persist_mount, before the transport starts. */
@@ -790,7 +826,16 @@ void ddsm_replica_start(struct ddsm_node *n)
 	atomic64_set(&r->nr_degraded, 0);
 	atomic64_set(&r->nr_resyncs, 0);
 	atomic64_set(&r->nr_failovers, 0);
+	r->resync_end = jiffies;
+	r->resyncing = false;
 	init_from_pmem(n);
+}
+
+/* The transport is there: watch over the backup's sync from now on. */
+void ddsm_replica_run(struct ddsm_node *n)
+{
+	if (enabled(n))
+		queue_delayed_work(system_wq, &n->replica.watch, HZ);
 }
 
 /* Before the transport goes: nothing more is sent from here. */
@@ -802,6 +847,7 @@ void ddsm_replica_quiesce(struct ddsm_node *n)
 	r->stopping = true;
 	spin_unlock(&r->lock);
 	wake_up_all(&r->wait);
+	cancel_delayed_work_sync(&r->watch);
 	cancel_work_sync(&r->takeover);
 	cancel_work_sync(&r->resync);
 	cancel_delayed_work_sync(&r->handoff);

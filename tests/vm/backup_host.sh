@@ -27,7 +27,7 @@ set -uo pipefail
 
 CL_NAME=${BK_NAME:-backup} CL_N=3 CL_TIMEOUT=${BK_LIMIT:-900} CL_PMEM=64
 CL_CMD=
-SECS=${BK_SECS:-30}
+SECS=${BK_SECS:-40} FREEZE_MS=${BK_FREEZE_MS:-5000}
 . "$(dirname "${BASH_SOURCE[0]}")/../../qemu/lib.sh"
 trap cl_teardown EXIT
 trap 'cl_msg "interrupted"; exit 130' INT
@@ -54,7 +54,8 @@ declare -a OFF=()
 start() {
 	local p=$1 i
 	shift
-	CL_CMD="BK_PHASE=$p BK_SECS=$SECS bash /ddsm/tests/backup.sh"
+	# Node 0's backup (node 1) goes away once more if it is frozen first.
+	CL_CMD="BK_PHASE=$p BK_SECS=$SECS BK_AWAY=$((FREEZE_MS ? 2 : 1)) bash /ddsm/tests/backup.sh"
 	for i in "$@"; do
 		OFF[i]=$(stat -c %s "$CL_LOG/node$i.out" 2>/dev/null || echo 0)
 		cl_start_node "$i" >/dev/null
@@ -103,9 +104,19 @@ import os
 kill_at = [int(x) for x in os.environ.get("BK_KILL_AT", "0 0").split()]
 for node, off in zip((0, 2), kill_at):
     with open(f"{log}/node{node}.out", "rb") as f:
-        f.seek(off)
-        late = sum(1 for l in f.read().decode(errors="replace").splitlines()
-                   if l.startswith("BK A "))
+        early = f.read(off).decode(errors="replace").splitlines()
+        rest = f.read().decode(errors="replace").splitlines()
+    late = sum(1 for l in rest if l.startswith("BK A "))
+    # The false death took nothing over: node 1 homed its units until killed.
+    homes = [l.split()[2] for l in early if l.startswith("BK H ")]
+    print(("ok" if homes and set(homes) == {"1"} else "not ok") +
+          f" - host: node{node}: unit 1 homed on node1 in all {len(homes)} "
+          f"samples before the kill, the freeze included ({sorted(set(homes))})")
+    after = [l.split()[2] for l in rest if l.startswith("BK H ")]
+    print(("ok" if after and after[-1] == "2" else "not ok") +
+          f" - host: node{node}: ... and on node2 after it ({after[-1:]})")
+    if not homes or set(homes) != {"1"} or not after or after[-1] != "2":
+        bad_late = True
     print(("ok" if late else "not ok") + f" - host: node{node}: {late} images "
           "acknowledged durable after node1's death (by node2, which took over)")
     if not late:
@@ -184,12 +195,21 @@ cl_msg "logs: $CL_LOG"
 # Fresh NVDIMM files: phase 1 formats them anyway (pmem_format=1).
 if start 1 0 1 2 && wait_all 180 "bk ready" 0 1 2; then
 	for i in 0 1 2; do cl_send "$i" start; done
-	# The kill: 3 .. 9 s into the writers' BK_SECS.
-	ms=$((3000 + RANDOM % 6000))
+	# First a false death: node 1 frozen longer than peer_timeout_ms
+	# (3 s) but back well within rejoin_ms (8 s): nobody takes over.
+	sleep 2
+	if [ "$FREEZE_MS" -gt 0 ]; then
+		t=$(cl_freeze 1 "$FREEZE_MS")
+		[[ $t =~ ^[0-9]+$ ]] && [ "$t" -ge "$FREEZE_MS" ] &&
+			ok "node1 frozen for $t ms (declared dead, back within rejoin_ms)" ||
+			nok "node1 frozen and resumed: ${t//$'\n'/ }"
+	fi
+	# The kill: 8 .. 14 s after it is back (its resync done).
+	ms=$((8000 + RANDOM % 6000))
 	sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
 	{ cl_stop_node 1 KILL; } 2>/dev/null
 	cl_alive 1 && nok "node1 killed" ||
-		ok "node1 (the victim, a home) SIGKILLed ${ms} ms after go"
+		ok "node1 (the victim, a home) SIGKILLed $((ms + 2000 + FREEZE_MS)) ms after go"
 	# What the writers printed by then: the acks after it came from node 2.
 	export BK_KILL_AT="$(stat -c %s "$CL_LOG/node0.out") $(stat -c %s "$CL_LOG/node2.out")"
 	if wait_all $((SECS + 180)) "bk written" 0 2; then

@@ -16,8 +16,9 @@
  *   BK W <model> <unit> <r> .   before the write (it may reach home)
  *   BK A <model> <unit> <r> .   once it was acknowledged durable
  * A write that fails (the home is dying, a barrier gives up) is not
- * acknowledged; a SIGBUS skips to the next unit.  Stores to a unit whose
- * home died wait for the backup to take it over (fault_timeout_ms).
+ * acknowledged; a SIGBUS skips to the next unit (and fails the run:
+ * stores to a unit whose home died wait for the backup to take it over,
+ * within fault_timeout_ms).
  * First, each writer stores round 1 into its units of a third region
  * (Eventual, "dirty") and leaves them there, dirty in its cache: nothing
  * sends them home before the victim dies, so the backup must get them
@@ -189,6 +190,9 @@ static int do_write(int victim, int nn, unsigned int secs)
 	       (unsigned long long)n[0], (unsigned long long)n[2]);
 	tap(n[1] > 0, "wrote and had acknowledged %llu images in node%d's units",
 	    (unsigned long long)n[1], victim);
+	/* A fault on the dead home's units waits for its backup instead. */
+	tap(!n[2], "no access got SIGBUS through node%d's death (%llu)",
+	    victim, (unsigned long long)n[2]);
 	return tap_failed ? 1 : 0;
 }
 
