@@ -546,6 +546,12 @@ bool ddsm_replica_takeover(struct ddsm_node *n)
 		return false;
 	}
 
+	/*
+	 * Every image the predecessor sent is in its slot before we read
+	 * them: its death came after all its messages, and the worker may
+	 * still be putting the last ones.
+	 */
+	flush_work(&r->work);
 	own = ddsm_space_units_homed(&n->space, self);
 	homed = ddsm_space_units_homed(&n->space, pred);
 	dirty = bitmap_zalloc(homed, GFP_KERNEL);
