@@ -16,7 +16,7 @@
 # Reads and acks go to stdout as "BK ..." lines for the host.
 
 . "$(dirname "${BASH_SOURCE[0]}")/cluster_lib.sh"
-PHASE=${BK_PHASE:?} SECS=${BK_SECS:-40} AWAY=${BK_AWAY:-1}
+PHASE=${BK_PHASE:?} SECS=${BK_SECS:-40} AWAY=${BK_AWAY:-1} AGAIN=${BK_AGAIN:-}
 VICTIM=1 BACKUP=2
 PM=/dev/pmem0
 T=$TESTS/ddsm-test-backup
@@ -87,7 +87,7 @@ case $PHASE in
 	done &
 	watch=$!
 	run "phase 1: ddsm-test-backup write $VICTIM $SECS" $((SECS + 120)) \
-		$T write $VICTIM "$SECS"
+		$T write $VICTIM "$SECS" $AGAIN
 	kill $watch
 	wait $watch 2>/dev/null
 	status

@@ -4,7 +4,9 @@
 # Host side: backup homes (issue 12, nr_backups=1).  Three nodes with
 # pmem, node 1 the victim, node 2 its backup (tests/vm/backup.sh):
 #   phase 1  the writers (nodes 0, 2) store into node 1's units of an
-#            Eventual region once and keep them dirty; then they write
+#            Eventual region and keep them dirty (again 12 s in, after
+#            node 1's false death: it is frozen for BK_FREEZE_MS, 5 s,
+#            first, and must not be taken over); meanwhile they write
 #            node 1's units under Synchronous (ddsm_write_durable) and
 #            Scope (+ barrier) and log each acknowledged image; at a
 #            random point node 1's VM is
@@ -55,7 +57,9 @@ start() {
 	local p=$1 i
 	shift
 	# Node 0's backup (node 1) goes away once more if it is frozen first.
-	CL_CMD="BK_PHASE=$p BK_SECS=$SECS BK_AWAY=$((FREEZE_MS ? 2 : 1)) bash /ddsm/tests/backup.sh"
+	# The dirty units are stored again 12 s in: after the false death
+	# (which took the first round home with the orphans), before the kill.
+	CL_CMD="BK_PHASE=$p BK_SECS=$SECS BK_AWAY=$((FREEZE_MS ? 2 : 1)) BK_AGAIN=$((FREEZE_MS ? 12 : 0)) bash /ddsm/tests/backup.sh"
 	for i in "$@"; do
 		OFF[i]=$(stat -c %s "$CL_LOG/node$i.out" 2>/dev/null || echo 0)
 		cl_start_node "$i" >/dev/null

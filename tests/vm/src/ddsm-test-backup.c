@@ -5,7 +5,7 @@
  * reads the units back from the victim's backup, which took them over
  * (tests/vm/backup_host.sh checks the reads against the acks).
  *
- * usage: ddsm-test-backup write VICTIM SECS
+ * usage: ddsm-test-backup write VICTIM SECS [AGAIN]
  *        ddsm-test-backup read VICTIM
  * Two regions of REGION bytes: Synchronous at SYNC_BASE, Scope at
  * SCOPE_BASE (set by the guest script).  Of each region's units homed on
@@ -22,7 +22,9 @@
  * First, each writer stores round 1 into its units of a third region
  * (Eventual, "dirty") and leaves them there, dirty in its cache: nothing
  * sends them home before the victim dies, so the backup must get them
- * from the writer's hand-over, or they are lost.
+ * from the writer's hand-over, or they are lost.  With AGAIN, it stores
+ * round 2 into them AGAIN seconds into the run (after a false death of
+ * the victim, whose return took the first round home with the orphans).
  * read: every unit of the three regions placed on VICTIM, one line each:
  *   BK R <model> <unit> <r> <ok|empty|torn> .
  * An image is magic+model, unit, round, a pattern of the three and a
@@ -156,9 +158,25 @@ static int write_one(int m, uint64_t u, uint64_t round)
 	return 0;
 }
 
-static int do_write(int victim, int nn, unsigned int secs)
+/* Plain stores of @round into this writer's dirty units, kept dirty. */
+static void dirty_round(const uint64_t *units, int nu, int writer, int nn,
+			uint64_t round)
 {
-	uint64_t units[M_NR][96], round, t_end, n[3] = { 0, 0, 0 };
+	uint64_t img[W];
+	int i;
+
+	for (i = writer; i < nu; i += nn - 1) {
+		make_img(img, M_DIRTY, units[i], round);
+		printf("BK W %s %llu %llu .\n", mname[M_DIRTY],
+		       (unsigned long long)units[i], (unsigned long long)round);
+		memcpy(win + units[i] * DSM_UNIT, img, DSM_UNIT);
+	}
+	fflush(stdout);
+}
+
+static int do_write(int victim, int nn, unsigned int secs, unsigned int again)
+{
+	uint64_t units[M_NR][96], round, t_start, t_end, n[3] = { 0, 0, 0 };
 	int nu[M_NR], m, i, writer = (me - victim - 1 + nn) % nn;
 	struct sigaction sa;
 
@@ -171,20 +189,18 @@ static int do_write(int victim, int nn, unsigned int secs)
 	printf("# node%d: writer %d of %d, %d + %d + %d units homed on node%d\n",
 	       me, writer, nn - 1, nu[M_SYNC], nu[M_SCOPE], nu[M_DIRTY],
 	       victim);
-	for (i = writer; i < nu[M_DIRTY]; i += nn - 1) {
-		uint64_t img[W], u = units[M_DIRTY][i];
-
-		make_img(img, M_DIRTY, u, 1);
-		printf("BK W %s %llu 1 .\n", mname[M_DIRTY],
-		       (unsigned long long)u);
-		memcpy(win + u * DSM_UNIT, img, DSM_UNIT);
-	}
-	fflush(stdout);
-	t_end = now_ns() + secs * 1000000000ULL;
-	for (round = 1; now_ns() < t_end; round++)
+	dirty_round(units[M_DIRTY], nu[M_DIRTY], writer, nn, 1);
+	t_start = now_ns();
+	t_end = t_start + secs * 1000000000ULL;
+	for (round = 1; now_ns() < t_end; round++) {
+		if (again && now_ns() >= t_start + again * 1000000000ULL) {
+			dirty_round(units[M_DIRTY], nu[M_DIRTY], writer, nn, 2);
+			again = 0;
+		}
 		for (m = 0; m < M_DIRTY; m++)
 			for (i = writer; i < nu[m]; i += nn - 1)
 				n[1 + write_one(m, units[m][i], round)]++;
+	}
 	printf("# node%d: %llu rounds, %llu writes acked, %llu failed, %llu SIGBUS\n",
 	       me, (unsigned long long)round - 1, (unsigned long long)n[1],
 	       (unsigned long long)n[0], (unsigned long long)n[2]);
@@ -237,12 +253,13 @@ int main(int argc, char **argv)
 	tap_node = me;
 	victim = parse_ul(argv[2], "VICTIM");
 	win = map_window(&d, 0, WIN_LEN);
-	if (!strcmp(argv[1], "write") && argc == 4)
+	if (!strcmp(argv[1], "write") && (argc == 4 || argc == 5))
 		return do_write(victim, st.nr_nodes,
-				parse_ul(argv[3], "SECS"));
+				parse_ul(argv[3], "SECS"),
+				argc == 5 ? parse_ul(argv[4], "AGAIN") : 0);
 	if (!strcmp(argv[1], "read"))
 		return do_read(victim);
 usage:
-	fprintf(stderr, "usage: ddsm-test-backup write VICTIM SECS | read VICTIM\n");
+	fprintf(stderr, "usage: ddsm-test-backup write VICTIM SECS [AGAIN] | read VICTIM\n");
 	return 2;
 }
