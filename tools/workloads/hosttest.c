@@ -32,6 +32,7 @@ void check(int good, const char *fmt, ...)
 	putchar('\n');
 	fflush(stdout);
 }
+
 double now_secs(void)
 {
 	struct timespec ts;

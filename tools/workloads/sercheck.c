@@ -344,31 +344,104 @@ static int sc_build(struct sercheck *c, struct sc_graph *g,
 	return 0;
 }
 
-/* Iterative DFS; on a back edge, copy the cycle off the stack. */
+/*
+ * The shortest cycle through edge @e (u -> v): a breadth-first search for
+ * the shortest path from v back to u.  The DFS that found @e may have
+ * walked a long way round; a short cycle is what a reader can follow.
+ */
+static int sc_short_cycle(const struct sercheck *c, const struct sc_graph *g,
+			  uint32_t e, struct sc_result *r)
+{
+	uint32_t u = g->e[e].from, v = g->e[e].to, x, f;
+	uint32_t *via = malloc(c->ntx * sizeof(*via) + 1);	/* edge in */
+	uint32_t *q = malloc(c->ntx * sizeof(*q) + 1);	/* queue, then path */
+	size_t head = 0, tail = 0, m = 0, i;
+
+	if (!via || !q) {
+		free(via);
+		free(q);
+		return -ENOMEM;
+	}
+	memset(via, 0xff, c->ntx * sizeof(*via));
+	q[tail++] = v;
+	via[v] = e;
+	while (head < tail && via[u] == UINT32_MAX) {
+		x = q[head++];
+		for (f = g->start[x]; f < g->start[x + 1]; f++) {
+			if (via[g->e[f].to] != UINT32_MAX)
+				continue;
+			via[g->e[f].to] = f;
+			q[tail++] = g->e[f].to;
+		}
+	}
+	/* The path's edges from u back to v, then reversed in place. */
+	for (x = u; x != v; x = g->e[via[x]].from)
+		q[m++] = via[x];
+	for (i = 0; i < m / 2; i++) {
+		f = q[i];
+		q[i] = q[m - 1 - i];
+		q[m - 1 - i] = f;
+	}
+	q[m] = e;
+	r->cycle = true;
+	r->cycle_len = m + 1;
+	for (i = 0; i <= m && i < SC_CYCLE_MAX; i++) {
+		r->cycle_ids[i] = c->ids[g->e[q[i]].from];
+		memcpy(r->cycle_kind[i], kind_names[g->e[q[i]].kind], 3);
+	}
+	free(via);
+	free(q);
+	return 0;
+}
+
+/*
+ * An edge a -> b with an edge b -> a, if there is one, else @fallback: a
+ * lost update or a write skew is such a pair, and the shortest report.
+ * Bounded work: hot transactions have many edges.
+ */
+static uint32_t sc_two_cycle(const struct sc_graph *g, uint32_t fallback)
+{
+	size_t e, f, budget = 20 * g->n + 1000000;
+
+	for (e = 0; e < g->n; e++) {
+		uint32_t b = g->e[e].to;
+
+		for (f = g->start[b]; f < g->start[b + 1]; f++) {
+			if (!budget--)
+				return fallback;
+			if (g->e[f].to == g->e[e].from)
+				return (uint32_t)e;
+		}
+	}
+	return fallback;
+}
+
+/* Iterative DFS until a back edge, which lies on a cycle. */
 static int sc_find_cycle(const struct sercheck *c, const struct sc_graph *g,
 			 struct sc_result *r)
 {
 	uint8_t *color = calloc(c->ntx, 1);	/* 0 white, 1 grey, 2 black */
 	uint32_t *stack = malloc(c->ntx * sizeof(*stack) + 1);
 	uint32_t *pos = malloc(c->ntx * sizeof(*pos) + 1);
-	uint32_t *via = malloc(c->ntx * sizeof(*via) + 1);	/* edge in */
-	size_t root, sp, k;
+	size_t root, sp;
+	int ret = 0;
+	bool found = false;
+	uint32_t back = 0;
 
-	if (!color || !stack || !pos || !via) {
+	if (!color || !stack || !pos) {
 		free(color);
 		free(stack);
 		free(pos);
-		free(via);
 		return -ENOMEM;
 	}
-	for (root = 0; root < c->ntx && !r->cycle; root++) {
+	for (root = 0; root < c->ntx && !found; root++) {
 		if (color[root])
 			continue;
 		sp = 0;
 		stack[sp++] = (uint32_t)root;
 		pos[root] = g->start[root];
 		color[root] = 1;
-		while (sp && !r->cycle) {
+		while (sp && !found) {
 			uint32_t u = stack[sp - 1], v, e;
 
 			if (pos[u] == g->start[u + 1]) {
@@ -378,37 +451,22 @@ static int sc_find_cycle(const struct sercheck *c, const struct sc_graph *g,
 			}
 			e = pos[u]++;
 			v = g->e[e].to;
-			if (color[v] == 2)
-				continue;
 			if (color[v] == 0) {
 				color[v] = 1;
 				pos[v] = g->start[v];
-				via[v] = e;
 				stack[sp++] = v;
-				continue;
-			}
-			/* v is grey: v .. u on the stack, then u -> v. */
-			r->cycle = true;
-			for (k = sp; stack[k - 1] != v; k--)
-				;
-			r->cycle_len = sp - (k - 1);
-			for (size_t i = 0; i < r->cycle_len &&
-			     i < SC_CYCLE_MAX; i++) {
-				uint32_t t = stack[k - 1 + i];
-				uint32_t out = i + 1 < r->cycle_len ?
-					       via[stack[k + i]] : e;
-
-				r->cycle_ids[i] = c->ids[t];
-				memcpy(r->cycle_kind[i],
-				       kind_names[g->e[out].kind], 3);
+			} else if (color[v] == 1) {
+				found = true;
+				back = e;
 			}
 		}
 	}
+	if (found)
+		ret = sc_short_cycle(c, g, sc_two_cycle(g, back), r);
 	free(color);
 	free(stack);
 	free(pos);
-	free(via);
-	return 0;
+	return ret;
 }
 
 int sc_check(struct sercheck *c, struct sc_result *r)

@@ -63,56 +63,56 @@ static int sb_put(struct txn *tx, struct sb_tx *s, int t, uint64_t acct,
 	return txn_write(tx, txw_rec(s->c, t, acct), &v, sizeof(v));
 }
 
-/* Stop at the first read or write that did not return 0. */
-#define SB_TRY(x)				\
-	do {					\
-		int __r = (x);			\
-		if (__r)			\
-			return __r;		\
-	} while (0)
-
+/*
+ * Each step runs only if every one before returned 0 (r ?: next): the
+ * first read or write that aborts ends the body with its value.
+ */
 static int sb_body(struct txn *tx, void *arg)
 {
 	struct sb_tx *s = arg;
-	int64_t ca, sa, cb;
+	int64_t ca = 0, sa = 0, cb = 0;
+	int r;
 
 	memset(s->d, 0, sizeof(s->d));
 	s->in = 0;
 	s->out = 0;
 	switch (s->type) {
 	case SB_BALANCE:
-		SB_TRY(sb_get(tx, s, SAV, s->a, &sa));
-		SB_TRY(sb_get(tx, s, CHK, s->a, &ca));
-		return 0;
+		r = sb_get(tx, s, SAV, s->a, &sa);
+		return r ?: sb_get(tx, s, CHK, s->a, &ca);
 	case SB_DEPOSIT:
-		SB_TRY(sb_get(tx, s, CHK, s->a, &ca));
+		r = sb_get(tx, s, CHK, s->a, &ca);
 		s->in = s->v;
-		return sb_put(tx, s, CHK, s->a, ca, ca + s->v);
+		return r ?: sb_put(tx, s, CHK, s->a, ca, ca + s->v);
 	case SB_TRANSACT:
-		SB_TRY(sb_get(tx, s, SAV, s->a, &sa));
+		r = sb_get(tx, s, SAV, s->a, &sa);
+		if (r)
+			return r;
 		if (sa + s->v < 0)
 			return txn_abort(tx, TXN_C_USER);
 		s->in = s->v;
 		return sb_put(tx, s, SAV, s->a, sa, sa + s->v);
 	case SB_AMALGAMATE:
-		SB_TRY(sb_get(tx, s, SAV, s->a, &sa));
-		SB_TRY(sb_get(tx, s, CHK, s->a, &ca));
-		SB_TRY(sb_get(tx, s, CHK, s->b, &cb));
-		SB_TRY(sb_put(tx, s, SAV, s->a, sa, 0));
-		SB_TRY(sb_put(tx, s, CHK, s->a, ca, 0));
-		return sb_put(tx, s, CHK, s->b, cb, cb + sa + ca);
+		r = sb_get(tx, s, SAV, s->a, &sa);
+		r = r ?: sb_get(tx, s, CHK, s->a, &ca);
+		r = r ?: sb_get(tx, s, CHK, s->b, &cb);
+		r = r ?: sb_put(tx, s, SAV, s->a, sa, 0);
+		r = r ?: sb_put(tx, s, CHK, s->a, ca, 0);
+		return r ?: sb_put(tx, s, CHK, s->b, cb, cb + sa + ca);
 	case SB_WRITECHECK:
-		SB_TRY(sb_get(tx, s, SAV, s->a, &sa));
-		SB_TRY(sb_get(tx, s, CHK, s->a, &ca));
+		r = sb_get(tx, s, SAV, s->a, &sa);
+		r = r ?: sb_get(tx, s, CHK, s->a, &ca);
 		s->out = sa + ca < s->v ? s->v + 1 : s->v;
-		return sb_put(tx, s, CHK, s->a, ca, ca - s->out);
+		return r ?: sb_put(tx, s, CHK, s->a, ca, ca - s->out);
 	case SB_SENDPAYMENT:
-		SB_TRY(sb_get(tx, s, CHK, s->a, &ca));
+		r = sb_get(tx, s, CHK, s->a, &ca);
+		if (r)
+			return r;
 		if (ca < s->v)
 			return txn_abort(tx, TXN_C_USER);
-		SB_TRY(sb_get(tx, s, CHK, s->b, &cb));
-		SB_TRY(sb_put(tx, s, CHK, s->a, ca, ca - s->v));
-		return sb_put(tx, s, CHK, s->b, cb, cb + s->v);
+		r = sb_get(tx, s, CHK, s->b, &cb);
+		r = r ?: sb_put(tx, s, CHK, s->a, ca, ca - s->v);
+		return r ?: sb_put(tx, s, CHK, s->b, cb, cb + s->v);
 	}
 	return -EINVAL;
 }

@@ -63,12 +63,12 @@ int txn_env_init(struct txn_env *env)
 	 */
 #ifdef DDSM_IOC_TX_BEGIN
 	fprintf(stderr,
-		"HADES backend: the kernel has DDSM_IOC_TX_* but txn.c does not call them yet\n");
+		"HADES backend: the kernel has DDSM_IOC_TX_* but this program does not call them yet\n");
 #else
 	fprintf(stderr,
 		"HADES backend needs the kernel's DDSM_IOC_TX_* (not built yet)\n");
 #endif
-	return -ENOSYS;
+	return -EOPNOTSUPP;
 }
 
 uint64_t txn_rec_bytes(const struct txn_env *env, uint32_t data)
@@ -125,7 +125,7 @@ void txn_destroy(struct txn *tx)
 int txn_begin(struct txn *tx)
 {
 	if (tx->env->backend != TXN_OCC)
-		return -ENOSYS;
+		return -EOPNOTSUPP;
 	tx->active = true;
 	tx->cause = TXN_C_NONE;
 	tx->nr = 0;

@@ -8,7 +8,7 @@
  *          (the HADES paper's "SW-Impl" baseline), below;
  *   hades  the kernel's HADES transactions (issue 13) through
  *          DDSM_IOC_TX_*.  Not built yet: txn_env_init() refuses it with
- *          -ENOSYS and says so, it never falls back to something else.
+ *          -EOPNOTSUPP and says so, it never falls back to something else.
  *
  * A record is named by its global address (the address of its first
  * byte, header included) and holds up to TXN_MAX_DATA bytes of data.  A
@@ -19,7 +19,7 @@
  * OCC record layout (TXN_OCC_HDR bytes of header, then the data):
  *
  *   u64 word   version << 16 | owner
- *              owner 0: free; else the lock holder's tag (1 + node *
+ *              owner: 0 when free, else the lock holder's tag (1 + node *
  *              threads + thread, unique in the cluster), so that a
  *              validating transaction can tell its own lock from another's
  *              version: 48 bits, 1 when loaded, +1 per committed write
@@ -170,8 +170,8 @@ struct txn {
 };
 
 /*
- * Check that @env's backend can run here.  Return 0, or -ENOSYS with a
- * message on stderr (the HADES backend, for now).
+ * Check that @env's backend can run here.  Return 0, or -EOPNOTSUPP with
+ * a message on stderr (the HADES backend, for now).
  */
 int txn_env_init(struct txn_env *env);
 const char *txn_backend_name(enum txn_backend b);
