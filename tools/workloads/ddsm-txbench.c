@@ -10,6 +10,7 @@
  *                     [-n RECORDS] [-t THREADS] [-s SECONDS | -o TXS]
  *                     [--hot N] [--hot-pct P] [-r READ] [-v VALUE]
  *                     [--tx-ops K] [--stride BYTES] [--lock-spins N]
+ *                     [--read-tries N]
  *                     [--max-tries N] [--check] [--log-mib M]
  *                     [--log-file PREFIX] [--bug skip-validation]
  *                     [-b BASE] [--seed X] [--timeout SECS]
@@ -32,6 +33,8 @@
  *       header and data rounded up to 64, one cache line for SmallBank)
  *   --lock-spins N  re-tries of a held lock at commit before aborting
  *       (default 0: abort at once, as FaRM)
+ *   --read-tries N  re-tries (pause, then sched_yield()) of a read that
+ *       finds its record locked or moving, before aborting (default 8)
  *   --max-tries N  attempts of one transaction (default 10000)
  *   --check  log every committed transaction (local memory, then this
  *       node's log region) and have node 0 check the merged history for
@@ -98,7 +101,7 @@ static struct {
 	double hot_frac, read_frac;
 	uint32_t value;
 	int tx_ops, check;
-	unsigned int lock_spins, max_tries, flags;
+	unsigned int lock_spins, read_tries, max_tries, flags;
 	uint64_t log_mib;
 	const char *log_file;
 } o = {
@@ -106,6 +109,7 @@ static struct {
 	       .threads = 1 },
 	.wl = &txw_smallbank, .records = 10000, .hot_frac = 0.9,
 	.read_frac = 0.5, .value = 1024, .tx_ops = 5, .max_tries = 10000,
+	.read_tries = 8,
 	.log_mib = 4,
 };
 
@@ -125,8 +129,9 @@ static void usage(const char *prog)
 		"usage: %s [-w smallbank|ycsbt] [--backend occ|hades] [-n RECORDS]\n"
 		"       [-t THREADS] [-s SECONDS | -o TXS] [--hot N] [--hot-pct P]\n"
 		"       [-r READ] [-v VALUE] [--tx-ops K] [--stride BYTES]\n"
-		"       [--lock-spins N] [--max-tries N] [--check] [--log-mib M]\n"
-		"       [--log-file PREFIX] [--bug skip-validation] [-b BASE]\n"
+		"       [--lock-spins N] [--read-tries N] [--max-tries N] [--check]\n"
+		"       [--log-mib M] [--log-file PREFIX] [--bug skip-validation]\n"
+		"       [-b BASE]\n"
 		"       " WL_USAGE_OPTS "\n", prog);
 	exit(2);
 }
@@ -162,6 +167,9 @@ static void parse_long(int opt, const char *prog)
 	case 'L':
 		o.lock_spins = (unsigned int)parse_ul(optarg, "lock spins");
 		break;
+	case 'R':
+		o.read_tries = (unsigned int)parse_ul(optarg, "read tries");
+		break;
 	case 'M':
 		o.max_tries = (unsigned int)parse_ul(optarg, "tries");
 		break;
@@ -190,6 +198,7 @@ static void parse_args(int argc, char **argv)
 		{ "tx-ops", required_argument, NULL, 'K' },
 		{ "stride", required_argument, NULL, 'S' },
 		{ "lock-spins", required_argument, NULL, 'L' },
+		{ "read-tries", required_argument, NULL, 'R' },
 		{ "max-tries", required_argument, NULL, 'M' },
 		{ "check", no_argument, &o.check, 1 },
 		{ "log-mib", required_argument, NULL, 'G' },
@@ -240,7 +249,7 @@ static void plan(void)
 	env.backend = o.backend;
 	env.flags = o.flags;
 	env.lock_spins = o.lock_spins;
-	env.read_tries = 8;
+	env.read_tries = o.read_tries;
 	cfg.wl = o.wl;
 	cfg.env = &env;
 	cfg.records = o.records;
