@@ -22,7 +22,8 @@
  *   and the logs are acyclic; with the planted bug, the sum or the
  *   checker fails.
  * - ddsm-txbench on 3 emulated nodes x 2 threads: SmallBank and YCSB-T
- *   (50/50 and 95/5) pass every check, node 0's history check included;
+ *   (50/50 and 95/5) pass every check, node 0's history check included,
+ *   and SmallBank for a time (-s) without the log;
  *   the nodes' text logs merged by ddsm-sercheck pass; the planted bug
  *   fails SmallBank and YCSB-T; --backend hades exits 1 with its message.
  *
@@ -515,6 +516,10 @@ static void txbench_tests(const char *dir)
 		"-w", "ycsbt", "-n", "500", "-v", "256", "-r", "95", "-o",
 		"1500", "-t", "2", "--check", NULL
 	};
+	static const char *const sb_timed[] = {
+		"-w", "smallbank", "-n", "50", "--hot", "4", "-s", "0.2",
+		"-t", "2", NULL
+	};
 	static const char *const sb_bug[] = {
 		"-w", "smallbank", "-n", "100", "--hot", "4", "-o", "20000",
 		"-t", "2", "--check", "--bug", "skip-validation", NULL
@@ -535,6 +540,7 @@ static void txbench_tests(const char *dir)
 		  "ok - node0: serializability: ");
 	emu_check(dir, "ddsm-txbench", y50, "ok - node0: serializability: ");
 	emu_check(dir, "ddsm-txbench", y95, "bench txbench-total wl=ycsbt");
+	emu_check(dir, "ddsm-txbench", sb_timed, "secs=0.2");
 
 	/* The nodes' text logs, merged by the standalone checker. */
 	snprintf(prefix, sizeof(prefix), "/tmp/ddsm-txlog.%d", getpid());
