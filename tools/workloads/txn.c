@@ -15,6 +15,32 @@
 #include "txn.h"
 #include "zipf.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/*
+ * A backend: the front end (txn_*()) checks the transaction's state,
+ * counts, logs and retries around these.  read() and write() return 0 or
+ * txn_doom()'s TXN_ABORTED (or -errno); commit() returns TXN_C_NONE once
+ * committed, else the cause, and abort() then releases whatever commit()
+ * took.  For the log, a backend keeps tx->rs (records read, versions
+ * read) and tx->ws (records written, the version each had when the commit
+ * took it) up to date.
+ */
+struct txn_ops {
+	uint32_t hdr;		/* bytes in front of a record's data */
+	void (*begin)(struct txn *tx);
+	int (*read)(struct txn *tx, uint64_t gaddr, void *buf, uint32_t len);
+	int (*write)(struct txn *tx, uint64_t gaddr, const void *buf,
+		     uint32_t len);
+	enum txn_cause (*commit)(struct txn *tx);
+	void (*abort)(struct txn *tx);
+	void (*rec_init)(const struct txn_env *env, uint64_t gaddr,
+			 const void *data, uint32_t len, uint64_t version);
+	void (*rec_peek)(const struct txn_env *env, uint64_t gaddr,
+			 void *data, uint32_t len, uint64_t *version,
+			 uint64_t *owner);
+};
+
 #define TXN_VERSION(w)	((w) >> TXN_OWNER_BITS)
 #define TXN_OWNER(w)	((w) & TXN_OWNER_MASK)
 #define TXN_WORD(v, o)	((v) << TXN_OWNER_BITS | (o))
@@ -52,9 +78,11 @@ int txn_parse_backend(const char *s, enum txn_backend *b)
 	return 0;
 }
 
+static const struct txn_ops *txn_ops_of(enum txn_backend b);
+
 int txn_env_init(struct txn_env *env)
 {
-	if (env->backend == TXN_OCC)
+	if (txn_ops_of(env->backend))
 		return 0;
 	/*
 	 * Say exactly what is missing rather than run something else under
@@ -73,7 +101,8 @@ int txn_env_init(struct txn_env *env)
 
 uint64_t txn_rec_bytes(const struct txn_env *env, uint32_t data)
 {
-	uint64_t b = data + (env->backend == TXN_OCC ? TXN_OCC_HDR : 0);
+	const struct txn_ops *ops = txn_ops_of(env->backend);
+	uint64_t b = data + (ops ? ops->hdr : 0);
 
 	return (b + 63) & ~63ULL;
 }
@@ -88,16 +117,17 @@ static unsigned char *txn_data(const struct txn_env *env, uint64_t gaddr)
 	return (unsigned char *)env->base + (gaddr - env->gbase) + TXN_OCC_HDR;
 }
 
-void txn_rec_init(const struct txn_env *env, uint64_t gaddr,
-		  const void *data, uint32_t len, uint64_t version)
+static void occ_rec_init(const struct txn_env *env, uint64_t gaddr,
+			 const void *data, uint32_t len, uint64_t version)
 {
 	memcpy(txn_data(env, gaddr), data, len);
 	__atomic_store_n(txn_word(env, gaddr), TXN_WORD(version, 0),
 			 __ATOMIC_RELEASE);
 }
 
-void txn_rec_peek(const struct txn_env *env, uint64_t gaddr, void *data,
-		  uint32_t len, uint64_t *version, uint64_t *owner)
+static void occ_rec_peek(const struct txn_env *env, uint64_t gaddr,
+			 void *data, uint32_t len, uint64_t *version,
+			 uint64_t *owner)
 {
 	uint64_t w = __atomic_load_n(txn_word(env, gaddr), __ATOMIC_ACQUIRE);
 
@@ -120,18 +150,6 @@ void txn_destroy(struct txn *tx)
 {
 	free(tx->log.w);
 	tx->log.w = NULL;
-}
-
-int txn_begin(struct txn *tx)
-{
-	if (tx->env->backend != TXN_OCC)
-		return -EOPNOTSUPP;
-	tx->active = true;
-	tx->cause = TXN_C_NONE;
-	tx->nr = 0;
-	tx->nw = 0;
-	tx->wused = 0;
-	return 0;
 }
 
 /* Doom the transaction: the caller's later operations fail at once. */
@@ -203,19 +221,13 @@ static int occ_read_rec(struct txn *tx, uint64_t gaddr, void *buf,
 	return txn_doom(tx, locked ? TXN_C_READ_LOCKED : TXN_C_READ_TORN);
 }
 
-int txn_read(struct txn *tx, uint64_t gaddr, void *buf, uint32_t len)
+static int occ_read(struct txn *tx, uint64_t gaddr, void *buf, uint32_t len)
 {
 	struct txn_ws *ws;
 	struct txn_rs *rs;
 	uint64_t version;
 	int r;
 
-	if (!tx->active)
-		return -EINVAL;
-	if (tx->cause != TXN_C_NONE)
-		return TXN_ABORTED;
-	if (len > TXN_MAX_DATA)
-		return -EINVAL;
 	ws = txn_ws_find(tx, gaddr);
 	if (ws) {
 		if (len > ws->len)
@@ -238,16 +250,11 @@ int txn_read(struct txn *tx, uint64_t gaddr, void *buf, uint32_t len)
 	return 0;
 }
 
-int txn_write(struct txn *tx, uint64_t gaddr, const void *buf, uint32_t len)
+static int occ_write(struct txn *tx, uint64_t gaddr, const void *buf,
+		     uint32_t len)
 {
 	struct txn_ws *ws;
 
-	if (!tx->active)
-		return -EINVAL;
-	if (tx->cause != TXN_C_NONE)
-		return TXN_ABORTED;
-	if (len > TXN_MAX_DATA)
-		return -EINVAL;
 	ws = txn_ws_find(tx, gaddr);
 	if (ws) {
 		/* A record's writes in one transaction have one length. */
@@ -337,6 +344,71 @@ static enum txn_cause occ_validate(struct txn *tx)
 	return TXN_C_NONE;
 }
 
+static enum txn_cause occ_commit(struct txn *tx)
+{
+	enum txn_cause c;
+	int i;
+
+	qsort(tx->ws, (size_t)tx->nw, sizeof(tx->ws[0]), ws_cmp);
+	for (i = 0; i < tx->nw; i++)
+		if (occ_lock(tx, &tx->ws[i]))
+			return TXN_C_LOCK_HELD;
+	if (!(tx->env->flags & TXN_F_SKIP_VALIDATE)) {
+		c = occ_validate(tx);
+		if (c != TXN_C_NONE)
+			return c;
+	}
+	/* Readers that saw the lock word before we took it retry on it. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	for (i = 0; i < tx->nw; i++) {
+		struct txn_ws *ws = &tx->ws[i];
+
+		memcpy(txn_data(tx->env, ws->gaddr), tx->wbuf + ws->off,
+		       ws->len);
+		__atomic_store_n(txn_word(tx->env, ws->gaddr),
+				 TXN_WORD(ws->version + 1, 0),
+				 __ATOMIC_RELEASE);
+		ws->locked = false;
+	}
+	return TXN_C_NONE;
+}
+
+static void occ_begin(struct txn *tx)
+{
+	tx->nr = 0;
+	tx->nw = 0;
+	tx->wused = 0;
+}
+
+static const struct txn_ops occ_ops = {
+	.hdr = TXN_OCC_HDR,
+	.begin = occ_begin,
+	.read = occ_read,
+	.write = occ_write,
+	.commit = occ_commit,
+	.abort = occ_unlock_all,
+	.rec_init = occ_rec_init,
+	.rec_peek = occ_rec_peek,
+};
+
+/*
+ * HADES: NULL until its ops call DDSM_IOC_TX_* (records need no header;
+ * commit() returns the kernel's abort reason; rs/ws carry whatever
+ * versions the kernel can give, for the log).
+ */
+static const struct txn_ops *const txn_backends[] = {
+	[TXN_OCC] = &occ_ops,
+	[TXN_HADES] = NULL,
+};
+
+static const struct txn_ops *txn_ops_of(enum txn_backend b)
+{
+	return (unsigned int)b < ARRAY_SIZE(txn_backends) ?
+	       txn_backends[b] : NULL;
+}
+
+/* ---- the front end: state, counts, the log, retries ---- */
+
 static void txn_log_put(struct txn_log *l, uint64_t w)
 {
 	uint64_t *n;
@@ -378,9 +450,54 @@ static void txn_log_commit(struct txn *tx)
 		l->len = start;
 }
 
+
+void txn_rec_init(const struct txn_env *env, uint64_t gaddr,
+		  const void *data, uint32_t len, uint64_t version)
+{
+	txn_ops_of(env->backend)->rec_init(env, gaddr, data, len, version);
+}
+
+void txn_rec_peek(const struct txn_env *env, uint64_t gaddr, void *data,
+		  uint32_t len, uint64_t *version, uint64_t *owner)
+{
+	txn_ops_of(env->backend)->rec_peek(env, gaddr, data, len, version,
+					   owner);
+}
+
+int txn_begin(struct txn *tx)
+{
+	const struct txn_ops *ops = txn_ops_of(tx->env->backend);
+
+	if (!ops)
+		return -EOPNOTSUPP;
+	tx->ops = ops;
+	tx->active = true;
+	tx->cause = TXN_C_NONE;
+	ops->begin(tx);
+	return 0;
+}
+
+/* Whether @tx may go on with an operation on @len bytes: 0 if so. */
+static int txn_usable(const struct txn *tx, uint32_t len)
+{
+	if (!tx->active || len > TXN_MAX_DATA)
+		return -EINVAL;
+	return tx->cause == TXN_C_NONE ? 0 : TXN_ABORTED;
+}
+
+int txn_read(struct txn *tx, uint64_t gaddr, void *buf, uint32_t len)
+{
+	return txn_usable(tx, len) ?: tx->ops->read(tx, gaddr, buf, len);
+}
+
+int txn_write(struct txn *tx, uint64_t gaddr, const void *buf, uint32_t len)
+{
+	return txn_usable(tx, len) ?: tx->ops->write(tx, gaddr, buf, len);
+}
+
 static int txn_fail(struct txn *tx, enum txn_cause cause)
 {
-	occ_unlock_all(tx);
+	tx->ops->abort(tx);
 	txn_doom(tx, cause);
 	tx->st.aborts[tx->cause]++;
 	tx->active = false;
@@ -390,33 +507,14 @@ static int txn_fail(struct txn *tx, enum txn_cause cause)
 int txn_commit(struct txn *tx)
 {
 	enum txn_cause c;
-	int i;
 
 	if (!tx->active)
 		return -EINVAL;
 	if (tx->cause != TXN_C_NONE)
 		return txn_fail(tx, tx->cause);
-	qsort(tx->ws, (size_t)tx->nw, sizeof(tx->ws[0]), ws_cmp);
-	for (i = 0; i < tx->nw; i++)
-		if (occ_lock(tx, &tx->ws[i]))
-			return txn_fail(tx, TXN_C_LOCK_HELD);
-	if (!(tx->env->flags & TXN_F_SKIP_VALIDATE)) {
-		c = occ_validate(tx);
-		if (c != TXN_C_NONE)
-			return txn_fail(tx, c);
-	}
-	/* Readers that saw the lock word before we took it retry on it. */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	for (i = 0; i < tx->nw; i++) {
-		struct txn_ws *ws = &tx->ws[i];
-
-		memcpy(txn_data(tx->env, ws->gaddr), tx->wbuf + ws->off,
-		       ws->len);
-		__atomic_store_n(txn_word(tx->env, ws->gaddr),
-				 TXN_WORD(ws->version + 1, 0),
-				 __ATOMIC_RELEASE);
-		ws->locked = false;
-	}
+	c = tx->ops->commit(tx);
+	if (c != TXN_C_NONE)
+		return txn_fail(tx, c);
 	if (tx->env->flags & TXN_F_LOG)
 		txn_log_commit(tx);
 	tx->seq++;

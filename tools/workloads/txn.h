@@ -152,8 +152,11 @@ struct txn_ws {
 	bool locked;
 };
 
+struct txn_ops;
+
 struct txn {
 	const struct txn_env *env;
+	const struct txn_ops *ops;	/* the backend's, from txn_begin() */
 	uint64_t owner;		/* lock tag, 1..TXN_OWNER_MASK */
 	uint64_t id_base;	/* node << 48 | thread << 32 */
 	uint32_t seq;		/* transactions committed */
