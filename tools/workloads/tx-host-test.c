@@ -365,15 +365,16 @@ static void checker_tests(const char *dir)
 		{ "three-transaction rw ring", h_ring, "cycle", 0 },
 	};
 	char desc[1024], path[64], cmd[4300];
+	const char *verdict;
 	size_t i;
 	FILE *f;
 	int fd, r, st;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		r = sc_text(cases[i].text, desc, sizeof(desc));
+		verdict = r == 1 ? "serializable" : "rejected";
 		check(r == cases[i].ok && strstr(desc, cases[i].want),
-		      "checker, %s: %s, %s", cases[i].name,
-		      r == 1 ? "serializable" : "rejected", desc);
+		      "checker, %s: %s, %s", cases[i].name, verdict, desc);
 	}
 	check(sc_text("tx 0.0.0 r 0x100\n", desc, sizeof(desc)) < 0 &&
 	      sc_text("tx 0.0 r\n", desc, sizeof(desc)) < 0,

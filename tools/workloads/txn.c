@@ -450,7 +450,6 @@ static void txn_log_commit(struct txn *tx)
 		l->len = start;
 }
 
-
 void txn_rec_init(const struct txn_env *env, uint64_t gaddr,
 		  const void *data, uint32_t len, uint64_t version)
 {
