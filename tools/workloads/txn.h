@@ -9,6 +9,7 @@
  *   hades  the kernel's HADES transactions (issue 13) through
  *          DDSM_IOC_TX_*.  Not built yet: txn_env_init() refuses it with
  *          -EOPNOTSUPP and says so, it never falls back to something else.
+ *          It plugs in as txn.c's struct txn_ops for TXN_HADES.
  *
  * A record is named by its global address (the address of its first
  * byte, header included) and holds up to TXN_MAX_DATA bytes of data.  A
