@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Transactions over the global space (txn.h): the front end every
- * backend shares (read and write sets, the log, the retry loop), the
- * software OCC backend, and the HADES backend's refusal.
+ * Transactions over the global space (txn.h): the software OCC backend,
+ * the table of backends (HADES's slot empty, hence its refusal), then the
+ * front end every backend shares (state, counts by cause, the log, the
+ * retry loop).
  */
 #define _GNU_SOURCE
 #include <errno.h>
