@@ -11,7 +11,8 @@
 # Variables: BUILD_DIR (default ./build), DDSM_TESTS (space-separated subset
 # of: kunit model packaging one_node three_node transport peer_death
 # home_death configure deploy auth late_home evict sigkill coherence load
-# pause rejoin lossy pmem pcrash workloads_host workloads fuzz litmus; default all).
+# pause rejoin lossy pmem pcrash workloads_host workloads txbench fuzz litmus;
+# default all).
 # LOAD_SECONDS, LOAD_HOG and LOAD_NODES tune the load component (make soak);
 # COUNTER_ROUNDS (coherence), EVICT_UNITS (evict) and LITMUS_ITERS (litmus)
 # set how much work those do (make soak raises all three);
@@ -23,7 +24,7 @@ BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 RESULTS=$BUILD_DIR/results
 DDSM_TESTS=${DDSM_TESTS:-"kunit model workloads_host packaging one_node three_node transport
 	peer_death home_death configure deploy auth late_home evict sigkill coherence load pause
-	rejoin lossy pmem pcrash workloads fuzz litmus"}
+	rejoin lossy pmem pcrash workloads txbench fuzz litmus"}
 export BUILD_DIR
 mkdir -p "$RESULTS"
 
@@ -156,6 +157,12 @@ for t in $DDSM_TESTS; do
 		# the GAM micro pattern, a few seconds each, all verified.
 		run_component workloads bash "$ROOT/qemu/cluster.sh" -n 3 -t 900 \
 			--name workloads -- bash /ddsm/tests/workloads.sh ;;
+	txbench)
+		# Issue 13's baseline: SmallBank (3 contention levels), YCSB-T
+		# 50/50 and 95/5 on the software OCC backend, audited and checked
+		# for serializability; planted bug caught; HADES refused for now.
+		run_component txbench bash "$ROOT/qemu/cluster.sh" -n 3 -t 900 \
+			--name txbench -- "TX_OPS=${TX_OPS:-200} bash /ddsm/tests/txbench.sh" ;;
 	fuzz)
 		run_component fuzz bash "$ROOT/qemu/cluster.sh" -n 3 -t 900 \
 			--name fuzz -- bash /ddsm/tests/fuzz.sh ;;
