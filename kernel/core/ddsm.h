@@ -62,6 +62,7 @@ struct ddsm_params {
 	struct dentry *debugfs;
 	unsigned int rejoin_ms;	/* 0: a node declared dead loses its data */
 	bool migratory;		/* grant migrating units M on a read (dir.h) */
+	bool handoff;		/* home-owned units handed on at once (dir.h) */
 	u8 *auth_key;		/* cluster key (key.c), or NULL */
 	u32 auth_key_len;
 	const char *pmem_path;	/* namespace for the homed units, or "" */

@@ -52,14 +52,22 @@ static bool nodes_fit(const struct ddsm_space *s, const struct ddsm_msg *m,
 	case DDSM_MSG_WRITE_SHARED:
 	case DDSM_MSG_EVICT_SHARED:
 	case DDSM_MSG_EVICT_MODIFIED:
+		return home == s->node_id && m->requester == m->src;
 	case DDSM_MSG_UNLOCK:
+		/* Home's own cache ends a hand-off for its requester. */
+		if (m->flags & DDSM_MF_HANDOFF)
+			return home == s->node_id && m->src == home &&
+			       m->requester != m->src;
 		return home == s->node_id && m->requester == m->src;
 	case DDSM_MSG_WRITEBACK:
 		return home == s->node_id;
 	case DDSM_MSG_INV:
 	case DDSM_MSG_FETCH:
-	case DDSM_MSG_FETCH_INV:
 		return m->src == home;
+	case DDSM_MSG_FETCH_INV:
+		/* A hand-off's FETCH_INV goes to home's own cache only. */
+		return m->src == home &&
+		       (!(m->flags & DDSM_MF_HANDOFF) || m->dst == home);
 	case DDSM_MSG_EVICT_ACK:
 	case DDSM_MSG_NACK:
 		return m->src == home && m->requester == s->node_id;
@@ -69,6 +77,9 @@ static bool nodes_fit(const struct ddsm_space *s, const struct ddsm_msg *m,
 		return home == s->node_id && m->requester == m->src;
 	case DDSM_MSG_PERSIST_ACK:
 		return m->src == home && m->requester == s->node_id;
+	case DDSM_MSG_RUN_DEFERRED:
+		return m->src == s->node_id && m->requester == m->src &&
+		       home != s->node_id;
 	}
 	return false;
 }
@@ -142,6 +153,10 @@ enum ddsm_msg_verdict ddsm_msg_decode(const struct ddsm_space *s, u32 from,
 		return DDSM_MSG_BAD_FLAGS;
 	if ((m->flags & DDSM_MF_WB) && m->type != DDSM_MSG_FETCH_INV)
 		return DDSM_MSG_BAD_FLAGS;
+	if ((m->flags & DDSM_MF_HANDOFF) && m->type != DDSM_MSG_FETCH_INV &&
+	    m->type != DDSM_MSG_UNLOCK &&
+	    (m->type != DDSM_MSG_ACK || !(m->flags & DDSM_MF_GRANT)))
+		return DDSM_MSG_BAD_FLAGS;
 	if (!ddsm_unit_valid(s, m->unit))
 		return DDSM_MSG_BAD_UNIT;
 	if (!nodes_fit(s, m, from))
@@ -168,6 +183,7 @@ static const char *const type_names[DDSM_MSG_NR] = {
 	[DDSM_MSG_NACK] = "NACK",
 	[DDSM_MSG_PERSIST] = "PERSIST",
 	[DDSM_MSG_PERSIST_ACK] = "PERSIST_ACK",
+	[DDSM_MSG_RUN_DEFERRED] = "RUN_DEFERRED",
 };
 
 const char *ddsm_msg_type_name(u8 type)

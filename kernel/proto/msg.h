@@ -42,6 +42,12 @@ enum ddsm_msg_type {
 	 */
 	DDSM_MSG_PERSIST,	/* requester -> home */
 	DDSM_MSG_PERSIST_ACK,	/* home -> requester, @err */
+	/*
+	 * A node to itself: serve the FETCH or FETCH_INV a hand-off's held
+	 * line kept (cache.h), now that the hold is over.  Through the
+	 * node's own loopback, so that it runs where the receive path runs.
+	 */
+	DDSM_MSG_RUN_DEFERRED,
 	DDSM_MSG_NR,
 };
 
@@ -61,8 +67,15 @@ enum ddsm_msg_type {
  * (Read-Enforced, Synchronous, Strict) need the data at home to persist it.
  */
 #define DDSM_MF_WB	0x10
+/*
+ * HANDOFF: home itself owns the unit and hands it on (dir.h, "Hand-off").
+ * On home's grant: the requester sends no UNLOCK.  On the FETCH_INV to
+ * home's own cache: that cache ends the event for the requester with an
+ * UNLOCK of its own (requester = the remote node) once its data is out.
+ */
+#define DDSM_MF_HANDOFF	0x20
 #define DDSM_MF_ALL	(DDSM_MF_DATA | DDSM_MF_GRANT | DDSM_MF_EXCL | \
-			 DDSM_MF_CLEAN | DDSM_MF_WB)
+			 DDSM_MF_CLEAN | DDSM_MF_WB | DDSM_MF_HANDOFF)
 
 /* Global states, as kept by the directory and reported in messages. */
 enum ddsm_gstate {
