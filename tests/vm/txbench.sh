@@ -18,13 +18,6 @@
 BIN=$DDSM/bin
 OPS=${TX_OPS:-300} RECORDS=${TX_RECORDS:-1000}
 
-# run_tx NAME CMD...: a run that must pass, its bench lines as comments.
-run_tx() {
-	local name=$1
-	shift
-	run "$name" 400 bash -c '"$@" | sed "s/^bench /# bench /"; exit ${PIPESTATUS[0]}' _ "$@"
-}
-
 # must_fail NAME WANT CMD...: a run that must exit non-zero printing a line
 # that matches WANT (an extended regular expression).
 must_fail() {
@@ -43,11 +36,11 @@ must_fail() {
 load_cluster
 TX="$BIN/ddsm-txbench -t 2 -o $OPS --check"
 for hot in 0 100 8; do
-	run_tx "smallbank, $RECORDS accounts, hot $hot at 90%, occ, audit + serializability" \
+	run_bench "smallbank, $RECORDS accounts, hot $hot at 90%, occ, audit + serializability" 400 \
 		$TX -w smallbank -n "$RECORDS" --hot $hot
 done
 for r in 50 95; do
-	run_tx "ycsb-t $r/$((100 - r)), $RECORDS records of 256 B, occ, generations + serializability" \
+	run_bench "ycsb-t $r/$((100 - r)), $RECORDS records of 256 B, occ, generations + serializability" 400 \
 		$TX -w ycsbt -r $r -v 256 -n "$RECORDS"
 done
 # Four hot accounts make two commits race often enough to show the bug,
