@@ -66,6 +66,11 @@ boot() {
 	shift
 	CL_CMD="PC_BOOT=$b PC_SECS=$SECS PC_KEEP=$KEEP $* bash /ddsm/tests/pcrash.sh"
 	for i in 0 1 2; do
+		# A kill can cut the last line short: end it, so that this
+		# boot's first line starts a line of its own.
+		[ -s "$CL_LOG/node$i.out" ] &&
+			[ "$(tail -c 1 "$CL_LOG/node$i.out" | od -An -c | tr -d ' ')" != '\n' ] &&
+			echo >>"$CL_LOG/node$i.out"
 		OFF[i]=$(stat -c %s "$CL_LOG/node$i.out" 2>/dev/null || echo 0)
 		cl_start_node "$i" >/dev/null
 	done
@@ -116,13 +121,16 @@ acked = {}      # (model, slot) -> highest acked seq, boots before this
 written = {}    # eventual: (slot) -> last seq stored in the last boot
 dumps = {}      # (boot, node) -> {(model, slot): (seq, state)}
 nacks = {m: 0 for m in MODELS}
-line_re = re.compile(r"^PC (boot \d+|[AWS] \S+ \d+ \d+( \S+)?) \.$")
+# A node killed in mid-line leaves a partial line that the next boot's
+# first line continues ("PPC boot 2 ."): a record starts anywhere on it.
+line_re = re.compile(r"PC (boot \d+|[AWS] \S+ \d+ \d+( \S+)?) \.$")
 for node in range(3):
     b = 0
     for raw in open(f"{log}/node{node}.out", errors="replace"):
-        line = raw.strip("\r\n")
-        if not line_re.match(line):
+        mt = line_re.search(raw.strip("\r\n"))
+        if not mt:
             continue
+        line = mt.group(0)
         f = line.split()
         if f[1] == "boot":
             b = int(f[2])
