@@ -45,10 +45,27 @@ for r in 50 95; do
 done
 # Four hot accounts make two commits race often enough to show the bug,
 # and it must be the checks that catch it (not a timeout, say): the audit
-# on every node, and the history check on node 0.
-must_fail "planted bug (no read-set validation) is caught" \
-	"^not ok - node$ME: (smallbank audit|smallbank conservation|serializability)" \
-	$TX -w smallbank -n "$RECORDS" --hot 4 --hot-pct 100 --bug skip-validation
+# on every node, and the history check on node 0.  The race is not
+# certain on a busy host (one run of 200 per thread under two host busy
+# loops had none), so 3 runs: a checker that could not see the bug would
+# miss it in all of them.  Every node runs all 3 (a run's barriers need
+# every node), and passes if one of them caught it.
+caught=0
+for try in 1 2 3; do
+	out=$(timeout 400 $TX -w smallbank -n "$RECORDS" --hot 4 --hot-pct 100 \
+		-o $((OPS > 300 ? OPS : 300)) --bug skip-validation 2>&1)
+	rc=$?
+	echo "$out" | sed "s/^/# node$ME: try $try: /"
+	if [ $rc -ne 0 ] && [ $rc -ne 124 ] &&
+		grep -qE "^not ok - node$ME: (smallbank audit|smallbank conservation|serializability)" <<<"$out"; then
+		[ $caught -gt 0 ] || caught=$try
+	fi
+done
+if [ $caught -gt 0 ]; then
+	ok "planted bug (no read-set validation) is caught (first in run $caught of 3)"
+else
+	nok "planted bug (no read-set validation) is caught: not in 3 runs"
+fi
 # Every node refuses before the first barrier: nobody waits for anybody.
 must_fail "hades backend refuses cleanly" \
 	"HADES backend needs the kernel's DDSM_IOC_TX_\\* \\(not built yet\\)" \
