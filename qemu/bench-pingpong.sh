@@ -6,6 +6,7 @@
 # (tests/vm/bench_pingpong.sh and ddsm-bench-pingpong do the measuring).
 #
 #   qemu/bench-pingpong.sh [-t SECONDS] [--rounds N] [--hog] [--no-migratory]
+#                          [--no-handoff]
 #
 # BENCH_PP_ARGS passes options to ddsm-bench-pingpong (e.g. -P: spin
 # without PAUSE).
@@ -13,7 +14,8 @@
 #
 # --hog runs a busy loop beside the spinning thread on both guests.
 # --no-migratory loads the module with migratory=0 (every transfer is then
-# a read miss and an upgrade), for the before/after comparison.
+# a read miss and an upgrade), --no-handoff with handoff=0 (home waits for
+# the requester's UNLOCK before it forwards), for before/after comparisons.
 # Prints the round trip (two transfers), one transfer (half of it) and
 # that transfer over ib_read_lat's t_typical.  A benchmark: the exit
 # status says whether every measurement was taken, not whether a target
@@ -27,7 +29,8 @@ while [ $# -gt 0 ]; do
 	--rounds) ROUNDS=$2; shift 2 ;;
 	--hog) export BENCH_HOG=1; shift ;;
 	--no-migratory) MODARGS="$MODARGS migratory=0"; shift ;;
-	*) echo "usage: $0 [-t SECONDS] [--rounds N] [--hog] [--no-migratory]" >&2; exit 2 ;;
+	--no-handoff) MODARGS="$MODARGS handoff=0"; shift ;;
+	*) echo "usage: $0 [-t SECONDS] [--rounds N] [--hog] [--no-migratory] [--no-handoff]" >&2; exit 2 ;;
 	esac
 done
 export DDSM_KERNEL_ARGS="${DDSM_KERNEL_ARGS:-} tsc=reliable"

@@ -231,6 +231,8 @@ static int cmd_status(struct ddsm *d, const char *dev)
 	C(lost_retries);
 	C(excl_reads);
 	C(graces);
+	C(handoffs);
+	C(deferred);
 	C(cache_frames);
 	C(fault_errors);
 #undef C

@@ -69,6 +69,7 @@ static const struct key keys[] = {
 	{ "cache_frames",      K_U64,     U_LOAD,    0, 0, NULL },
 	{ "rdma_frames",       K_UINT,    U_LOAD,    1, 512, NULL },
 	{ "migratory",         K_BOOL,    U_LOAD,    0, 0, NULL },
+	{ "handoff",           K_BOOL,    U_LOAD,    0, 0, NULL },
 	{ "rt_delivery",       K_BOOL,    U_LOAD,    0, 0, NULL },
 	{ "pmem",              K_PATH,    U_LOAD,    0, 0, NULL },
 	{ "pmem_format",       K_BOOL,    U_LOAD,    0, 0, NULL },

@@ -63,7 +63,9 @@ static void send_persist_msg(struct ddsm_node *n, u8 type, u64 unit,
  * Home side: after one persist pass, answer every PERSIST queued so far
  * and send every grant that waited for it.  A grant goes even when the
  * media failed (coherence does not wait on a broken NVDIMM); the failure
- * is logged and counted.
+ * is logged and counted.  After a power failure played by pmem_check the
+ * node is off: nothing goes, as nothing would from a machine without
+ * power, and the requesters wait as for a dead home.
  */
 static void serve_persists(struct work_struct *w)
 {
@@ -75,6 +77,7 @@ static void serve_persists(struct work_struct *w)
 	u64 lo = U64_MAX, hi = 0, *units;
 	LIST_HEAD(reqs);
 	u32 nr = 0;
+	bool off;
 	int err;
 	u8 why;
 
@@ -104,7 +107,15 @@ static void serve_persists(struct work_struct *w)
 					 ddsm_unit_gaddr(hi - lo + 1));
 	}
 	why = err == -ENODEV ? ENODEV : err ? EIO : 0;
+	/* A simulated power failure: a node without power sends nothing. */
+	off = err && ddsm_persist_crashed(n);
 	list_for_each_entry_safe(req, tmp, &reqs, link) {
+		if (off) {
+			atomic64_inc(&n->stats.durable_errors);
+			list_del(&req->link);
+			kfree(req);
+			continue;
+		}
 		if (!req->grant) {
 			req->reply.err = why;
 		} else if (why) {

@@ -112,6 +112,7 @@ static int alloc_state(struct ddsm_node *n)
 	n->dir.rejoin = n->params.rejoin_ms != 0;
 	n->cache.keep_orphans = n->params.rejoin_ms != 0;
 	n->dir.migrate = n->params.migratory;
+	n->dir.handoff = n->params.handoff;
 	return 0;
 }
 

@@ -62,6 +62,7 @@ struct ddsm_params {
 	struct dentry *debugfs;
 	unsigned int rejoin_ms;	/* 0: a node declared dead loses its data */
 	bool migratory;		/* grant migrating units M on a read (dir.h) */
+	bool handoff;		/* home-owned units handed on at once (dir.h) */
 	u8 *auth_key;		/* cluster key (key.c), or NULL */
 	u32 auth_key_len;
 	const char *pmem_path;	/* namespace for the homed units, or "" */
@@ -171,8 +172,8 @@ struct ddsm_replica {
 	struct work_struct takeover;
 	bool took_over;		/* we serve the predecessor's units */
 	bool holding;		/* ... not yet: handover in progress */
-	u64 handoff_wait;	/* nodes whose HANDOFF_DONE is still due */
-	struct delayed_work handoff;
+	u64 copies_wait;	/* nodes whose COPIES_DONE is still due */
+	struct delayed_work holding_work;
 	bool home_open;		/* our backup said we were not taken over */
 	bool stopping;
 	atomic64_t bytes, nr_sent, nr_acked, nr_recv;

@@ -82,6 +82,8 @@ static void fill_status(struct ddsm_node *n, struct ddsm_status *st)
 	st->lost_retries = atomic64_read(&n->stats.lost_retries);
 	st->excl_reads = READ_ONCE(n->dir.stats.excl_reads);
 	st->graces = atomic64_read(&n->stats.graces);
+	st->handoffs = READ_ONCE(n->dir.stats.handoffs);
+	st->deferred = READ_ONCE(n->cache.stats.deferred);
 	st->evictions = atomic64_read(&n->stats.evictions);
 	st->cache_frames = atomic64_read(&n->frames.cached);
 	st->fault_errors = atomic64_read(&n->stats.fault_errors);

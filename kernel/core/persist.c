@@ -66,6 +66,8 @@ struct ddsm_persist {
 	void *work_copy;
 	unsigned long *flushed;
 	struct dentry *crash_file;
+	struct dentry *arm_file;
+	struct ddsm_pm_shadow_rng arm_rng;	/* the armed crash's chooser */
 	bool crashed;			/* no more writes reach the media */
 	/* The region table as on the media (under lock); unused: !len. */
 	struct ddsm_pm_region regions[DDSM_PM_REGIONS];
@@ -196,6 +198,24 @@ static u32 batch_add(struct ddsm_persist *p, u64 idx, u64 unit, u64 *units,
 }
 
 /*
+ * An armed crash of the persist-domain checker fired inside the store:
+ * from that fence on nothing reached the media, so what the store just
+ * did is not durable, and nothing will be.  The caller holds p->lock.
+ */
+static bool power_failed(struct ddsm_persist *p)
+{
+	if (p->crashed)
+		return true;
+	if (!p->shadow || !p->shadow->crashed)
+		return false;
+	p->crashed = true;
+	pr_warn("pmem %s: simulated power failure at fence %llu (armed): %llu unfenced pieces dropped, %llu kept (%u%%); nothing more reaches the media\n",
+		p->dev.name, p->shadow->crash_fence, p->shadow->last_dropped,
+		p->shadow->kept, p->arm_rng.pct);
+	return true;
+}
+
+/*
  * Make the @k images in p->bounce durable; on failure their units are
  * dirty again.  The caller holds p->lock.
  */
@@ -210,6 +230,8 @@ static int commit_batch(struct ddsm_persist *p, const u64 *units,
 	for (i = 0; i < k; i++)
 		data[i] = p->bounce + (size_t)i * PAGE_SIZE;
 	err = ddsm_pstore_persist(&p->ps, units, data, k, ts);
+	if (!err && power_failed(p))
+		err = -EIO;
 	/*
 	 * The persist set is home + backup: each image goes to the backup
 	 * as it was made durable here, under p->lock, so the images of a
@@ -592,6 +614,57 @@ static const struct file_operations crash_fops = {
 };
 
 /*
+ * debugfs ddsm/pmem_crash_arm: write "N P": the power fails at the N-th
+ * fence from now, inside whatever the store is doing then (a log append,
+ * an apply), each unfenced line surviving with P%.  A crash in the middle
+ * of a commit is what the recovery has to survive; a crash between two
+ * commits (pmem_crash) finds nothing unfenced.
+ */
+static ssize_t arm_write(struct file *file, const char __user *ubuf,
+			 size_t len, loff_t *ppos)
+{
+	struct ddsm_persist *p = file->private_data;
+	char buf[32];
+	u64 nth;
+	u32 pct;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+	if (sscanf(buf, "%llu %u", &nth, &pct) != 2 || !nth || pct > 100)
+		return -EINVAL;
+	mutex_lock(&p->lock);
+	if (p->crashed || p->shadow->crashed) {
+		mutex_unlock(&p->lock);
+		return -EALREADY;
+	}
+	p->arm_rng.state = get_random_u64();
+	p->arm_rng.pct = pct;
+	ddsm_pm_shadow_arm(p->shadow, nth, ddsm_pm_shadow_keep_random,
+			   &p->arm_rng);
+	mutex_unlock(&p->lock);
+	pr_info("pmem %s: simulated power failure armed at fence %llu (%llu from now)\n",
+		p->dev.name, p->shadow->crash_fence, nth);
+	return len;
+}
+
+static const struct file_operations arm_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = arm_write,
+	.llseek = no_llseek,
+};
+
+bool ddsm_persist_crashed(struct ddsm_node *n)
+{
+	struct ddsm_persist *p = n->persist;
+
+	return p && READ_ONCE(p->crashed);
+}
+
+/*
  * The persist-domain checker between the store and the media: the store
  * sees a DRAM copy; only the lines it flushes and fences are copied to
  * the namespace, so a VM killed at any moment leaves on its NVDIMM file
@@ -616,11 +689,17 @@ static int shadow_start(struct ddsm_persist *p)
 				  p->flushed, len);
 	if (ret)
 		return ret;
+	/* pmem is failure atomic per aligned 8 bytes, not per line. */
+	p->shadow->tear_words = true;
 	p->ops = ddsm_pm_shadow_ops(p->shadow);
-	if (n->params.debugfs)
+	if (n->params.debugfs) {
 		p->crash_file = debugfs_create_file("pmem_crash", 0200,
 						    n->params.debugfs, p,
 						    &crash_fops);
+		p->arm_file = debugfs_create_file("pmem_crash_arm", 0200,
+						  n->params.debugfs, p,
+						  &arm_fops);
+	}
 	pr_warn("pmem %s: pmem_check: stores go to a DRAM copy, only fenced lines reach the media\n",
 		p->dev.name);
 	return 0;
@@ -628,7 +707,9 @@ static int shadow_start(struct ddsm_persist *p)
 
 static void shadow_stop(struct ddsm_persist *p)
 {
+	debugfs_remove(p->arm_file);
 	debugfs_remove(p->crash_file);
+	p->arm_file = NULL;
 	p->crash_file = NULL;
 	vfree(p->flushed);
 	vfree(p->work_copy);

@@ -30,6 +30,11 @@ int ddsm_persist_units(struct ddsm_node *n, const u64 *units, u32 nr);
 /* DDSM_IOC_REGION, its argument checked (ddsm_check_region_arg). */
 int ddsm_persist_region(struct ddsm_node *n, struct ddsm_region_arg *a);
 void ddsm_persist_status(struct ddsm_node *n, struct ddsm_pmem_status *s);
+/*
+ * pmem_check played a power failure here: the node is off as far as its
+ * media goes, and sends nothing that needed the media.
+ */
+bool ddsm_persist_crashed(struct ddsm_node *n);
 
 /* Backup homes (replica.c), with nr_backups = 1. */
 struct page;

@@ -26,7 +26,7 @@
  * their directory entries (requests answered EAGAIN), sets the failover
  * mask and tells every live node (FAILOVER).  Each of them sets the mask,
  * hands its dirty copies of the units to the backup (EVICT_MODIFIED) and
- * sends HANDOFF_DONE behind them on the same connection; the backup
+ * sends COPIES_DONE behind them on the same connection; the backup
  * serves the units once every one did, or fault_timeout_ms passed, so no
  * replica image is served while a newer dirty copy is on its way.
  *
@@ -451,7 +451,7 @@ bool ddsm_replica_gated(struct ddsm_node *n, const struct ddsm_msg *m)
 }
 
 /* The predecessor's units, held since the takeover, may be served now. */
-static void handoff_release(struct ddsm_node *n, const char *why)
+static void holding_release(struct ddsm_node *n, const char *why)
 {
 	struct ddsm_replica *r = &n->replica;
 	u32 pred = pred_node(n);
@@ -463,7 +463,7 @@ static void handoff_release(struct ddsm_node *n, const char *why)
 		return;
 	}
 	r->holding = false;
-	r->handoff_wait = 0;
+	r->copies_wait = 0;
 	for (idx = 0; idx < homed; idx++) {
 		ddsm_dir_release_hold(&n->dir,
 				      ddsm_space_home_unit(&n->space, pred, idx));
@@ -475,28 +475,28 @@ static void handoff_release(struct ddsm_node *n, const char *why)
 	pr_info("serving node %u's units (%s)\n", pred, why);
 }
 
-static void handoff_timeout(struct work_struct *w)
+static void holding_timeout(struct work_struct *w)
 {
 	struct ddsm_replica *r = container_of(to_delayed_work(w),
-					      struct ddsm_replica, handoff);
+					      struct ddsm_replica, holding_work);
 	struct ddsm_node *n = container_of(r, struct ddsm_node, replica);
 
-	handoff_release(n, "handover bound passed");
+	holding_release(n, "handover bound passed");
 }
 
 /* @node handed over what it had (or died): maybe serve now. */
-static void handoff_done(struct ddsm_node *n, u32 node)
+static void copies_done(struct ddsm_node *n, u32 node)
 {
 	struct ddsm_replica *r = &n->replica;
 	bool all;
 
 	mutex_lock(&n->rx_lock);
-	r->handoff_wait &= ~BIT_ULL(node);
-	all = r->holding && !r->handoff_wait;
+	r->copies_wait &= ~BIT_ULL(node);
+	all = r->holding && !r->copies_wait;
 	mutex_unlock(&n->rx_lock);
 	if (all) {
-		cancel_delayed_work(&r->handoff);
-		handoff_release(n, "every live node handed its dirty copies over");
+		cancel_delayed_work(&r->holding_work);
+		holding_release(n, "every live node handed its dirty copies over");
 	}
 }
 
@@ -617,7 +617,7 @@ bool ddsm_replica_takeover(struct ddsm_node *n)
 	for (i = 0; i < n->space.nr_nodes; i++)
 		if (i != self && i != pred && peer_up(n, i))
 			wait |= BIT_ULL(i);
-	r->handoff_wait = wait;
+	r->copies_wait = wait;
 	r->holding = true;
 	WRITE_ONCE(r->took_over, true);
 	mutex_unlock(&n->rx_lock);
@@ -635,10 +635,10 @@ bool ddsm_replica_takeover(struct ddsm_node *n)
 			send_notice(n, i);
 	wake_up_all(&n->peer_wait);
 	if (wait)
-		mod_delayed_work(system_wq, &r->handoff,
+		mod_delayed_work(system_wq, &r->holding_work,
 				 msecs_to_jiffies(ddsm_fault_timeout_ms()));
 	else
-		handoff_release(n, "no other live node");
+		holding_release(n, "no other live node");
 	return true;
 }
 
@@ -701,7 +701,7 @@ static void apply_failover(struct ddsm_node *n, u32 owner, u32 by)
 done:
 	/* Behind the evictions on the same connection. */
 	if (!mine)
-		send_simple(n, DDSM_MSG_HANDOFF_DONE, by, 0, 0, 0);
+		send_simple(n, DDSM_MSG_COPIES_DONE, by, 0, 0, 0);
 }
 
 static void notice_rx(struct ddsm_node *n, const struct ddsm_msg *m)
@@ -734,8 +734,8 @@ void ddsm_replica_rx(struct ddsm_node *n, const struct ddsm_msg *m,
 	case DDSM_MSG_FAILOVER:
 		notice_rx(n, m);
 		break;
-	case DDSM_MSG_HANDOFF_DONE:
-		handoff_done(n, m->src);
+	case DDSM_MSG_COPIES_DONE:
+		copies_done(n, m->src);
 		break;
 	}
 }
@@ -766,7 +766,7 @@ void ddsm_replica_peer(struct ddsm_node *n, u32 node, bool up)
 		if (!n->params.rejoin_ms && !READ_ONCE(r->stopping))
 			queue_work(system_unbound_wq, &r->takeover);
 	}
-	handoff_done(n, node);
+	copies_done(n, node);
 }
 
 /*
@@ -802,7 +802,7 @@ void ddsm_replica_init(struct ddsm_node *n)
 	INIT_WORK(&r->work, replica_worker);
 	INIT_WORK(&r->resync, resync_work);
 	INIT_WORK(&r->takeover, takeover_work);
-	INIT_DELAYED_WORK(&r->handoff, handoff_timeout);
+	INIT_DELAYED_WORK(&r->holding_work, holding_timeout);
 	INIT_DELAYED_WORK(&r->watch, watch_work);
 }
 
@@ -822,7 +822,7 @@ void ddsm_replica_start(struct ddsm_node *n)
 	r->pred_synced_down = false;
 	r->took_over = false;
 	r->holding = false;
-	r->handoff_wait = 0;
+	r->copies_wait = 0;
 	r->home_open = !enabled(n);
 	r->stopping = false;
 	atomic64_set(&r->bytes, 0);
@@ -856,7 +856,7 @@ void ddsm_replica_quiesce(struct ddsm_node *n)
 	cancel_delayed_work_sync(&r->watch);
 	cancel_work_sync(&r->takeover);
 	cancel_work_sync(&r->resync);
-	cancel_delayed_work_sync(&r->handoff);
+	cancel_delayed_work_sync(&r->holding_work);
 	cancel_work_sync(&r->work);
 }
 

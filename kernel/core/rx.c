@@ -169,7 +169,7 @@ static void let_access_run(struct ddsm_node *n, const struct ddsm_msg *m)
 	unsigned long us = ddsm_grace_us();
 
 	if (m->type != DDSM_MSG_INV && m->type != DDSM_MSG_FETCH &&
-	    m->type != DDSM_MSG_FETCH_INV)
+	    m->type != DDSM_MSG_FETCH_INV && m->type != DDSM_MSG_RUN_DEFERRED)
 		return;
 	if (!since || !us)
 		return;

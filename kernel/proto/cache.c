@@ -22,6 +22,21 @@ static u16 home_of(const struct ddsm_cache *c, u64 unit)
 static void unlock(struct ddsm_cache *c, struct ddsm_cline *l, u64 unit,
 		   struct ddsm_actions *acts);
 
+/* The hold is over: the kept request runs next (DDSM_MSG_RUN_DEFERRED). */
+static void run_deferred_later(struct ddsm_cache *c, u64 unit,
+			       struct ddsm_actions *acts)
+{
+	struct ddsm_msg m = {
+		.type = DDSM_MSG_RUN_DEFERRED,
+		.src = self(c),
+		.dst = self(c),
+		.requester = self(c),
+		.unit = unit,
+	};
+
+	ddsm_act_send(acts, &m);
+}
+
 /* Begin a new event on @l: a request of @type to the unit's home. */
 static void start_event(struct ddsm_cache *c, struct ddsm_cline *l, u64 unit,
 			u8 type, u8 flags, u8 new_state,
@@ -39,7 +54,9 @@ static void start_event(struct ddsm_cache *c, struct ddsm_cline *l, u64 unit,
 	/* A new access on a held line: the one it was held for is done. */
 	if (l->hold) {
 		l->hold = 0;
-		if (!(c->dead & BIT_ULL(home_of(c, unit))))
+		if (l->handoff && l->dtype)
+			run_deferred_later(c, unit, acts);
+		else if (!(c->dead & BIT_ULL(home_of(c, unit))))
 			unlock(c, l, unit, acts);
 	}
 	/* Zero is never an event number, so a zeroed line matches nothing. */
@@ -53,6 +70,7 @@ static void start_event(struct ddsm_cache *c, struct ddsm_cline *l, u64 unit,
 	l->hold = 0;
 	l->excl_clean = 0;
 	l->got_clean = 0;
+	l->handoff = 0;
 	l->expect = 0;
 	l->acked = 0;
 	l->state = new_state;
@@ -170,6 +188,10 @@ static void unlock(struct ddsm_cache *c, struct ddsm_cline *l, u64 unit,
 		.unit = unit,
 	};
 
+	/* Home's own cache ended a hand-off for us. */
+	if (l->handoff)
+		return;
+
 	ddsm_act_send(acts, &m);
 }
 
@@ -213,6 +235,11 @@ bool ddsm_cache_release(struct ddsm_cache *c, u64 unit,
 	/* No home left to unlock: the line was dropped when it died. */
 	if (c->dead & BIT_ULL(home_of(c, unit)))
 		return false;
+	if (l->handoff) {
+		if (l->dtype)
+			run_deferred_later(c, unit, acts);
+		return true;
+	}
 	unlock(c, l, unit, acts);
 	return true;
 }
@@ -312,6 +339,7 @@ static int handle_ack(struct ddsm_cache *c, struct ddsm_cline *l,
 		l->granted = 1;
 		l->expect = m->copyset;
 		l->excl_clean = !!(m->flags & DDSM_MF_EXCL);
+		l->handoff = !!(m->flags & DDSM_MF_HANDOFF);
 	} else {
 		l->acked |= BIT_ULL(m->src);
 	}
@@ -361,12 +389,54 @@ static int handle_inv(struct ddsm_cache *c, struct ddsm_cline *l,
 	return ret;
 }
 
+/*
+ * Home's own cache, asked for the unit by a hand-off (@fwd has
+ * DDSM_MF_HANDOFF): its data is on the way, so end the event at home for
+ * the requester (G_U: nothing was sent, the requester fails).
+ */
+static void end_handoff(struct ddsm_cache *c, const struct ddsm_msg *fwd,
+			bool sent, bool clean, struct ddsm_actions *acts)
+{
+	struct ddsm_msg m = {
+		.type = DDSM_MSG_UNLOCK,
+		.flags = DDSM_MF_HANDOFF | (clean ? DDSM_MF_CLEAN : 0),
+		.state = sent ? DDSM_G_M : DDSM_G_U,
+		.src = self(c),
+		.dst = self(c),
+		.requester = fwd->requester,
+		.seq = fwd->seq,
+		.unit = fwd->unit,
+	};
+
+	if (fwd->flags & DDSM_MF_HANDOFF)
+		ddsm_act_send(acts, &m);
+}
+
+/* A hand-off's line is held: keep @m for when the access has run. */
+static int defer_fetch(struct ddsm_cache *c, struct ddsm_cline *l,
+		       const struct ddsm_msg *m)
+{
+	if (l->dtype) {
+		c->stats.proto_errors++;
+		return -EPROTO;
+	}
+	c->stats.deferred++;
+	l->dtype = m->type;
+	l->dflags = m->flags;
+	l->dreq = m->requester;
+	l->dacks = m->acks;
+	l->dseq = m->seq;
+	return 0;
+}
+
 static int handle_fetch(struct ddsm_cache *c, struct ddsm_cline *l,
 			const struct ddsm_msg *m, struct ddsm_actions *acts)
 {
 	bool inv = m->type == DDSM_MSG_FETCH_INV;
 	bool clean = l->state == DDSM_C_M && l->excl_clean;
 
+	if (l->hold && l->handoff && l->state == DDSM_C_M)
+		return defer_fetch(c, l, m);
 	c->stats.fetches++;
 	if (l->state == DDSM_C_M) {
 		l->excl_clean = 0;
@@ -378,12 +448,14 @@ static int handle_fetch(struct ddsm_cache *c, struct ddsm_cline *l,
 		/* Nothing to supply; answer so the requester can fail cleanly. */
 		c->stats.proto_errors++;
 		ack_requester(c, m, 0, acts);
+		end_handoff(c, m, false, false, acts);
 		return -EPROTO;
 	}
 	if (!inv || (m->flags & DDSM_MF_WB))
 		writeback(c, m, acts);
 	ack_requester(c, m, clean ? DDSM_MF_DATA | DDSM_MF_CLEAN : DDSM_MF_DATA,
 		      acts);
+	end_handoff(c, m, true, clean, acts);
 	if (inv && l->state == DDSM_C_I)
 		ddsm_act_add(acts, DDSM_ACT_FREE_FRAME, m->unit);
 	return 0;
@@ -399,6 +471,12 @@ static int handle_evict_ack(struct ddsm_cache *c, struct ddsm_cline *l,
 		return -EPROTO;
 	}
 	l->state = DDSM_C_I;
+	/*
+	 * Home answers an eviction only after the event it queued behind:
+	 * a request kept for a hand-off belongs to an event that ended
+	 * without us (its requester died).
+	 */
+	l->dtype = 0;
 	ddsm_act_add(acts, DDSM_ACT_FREE_FRAME, m->unit);
 	ddsm_act_add(acts, DDSM_ACT_WAKE, m->unit);
 	return 0;
@@ -440,6 +518,32 @@ static int handle_nack(struct ddsm_cache *c, struct ddsm_cline *l,
 	return 0;
 }
 
+int ddsm_cache_run_deferred(struct ddsm_cache *c, u64 unit,
+			    struct ddsm_actions *acts)
+{
+	struct ddsm_cline *l;
+	struct ddsm_msg m;
+
+	if (!ddsm_unit_valid(c->space, unit))
+		return -EPROTO;
+	l = &c->lines[unit];
+	if (!l->dtype || l->hold)
+		return 0;
+
+	m = (struct ddsm_msg){
+		.type = l->dtype,
+		.flags = l->dflags,
+		.src = home_of(c, unit),
+		.dst = self(c),
+		.requester = l->dreq,
+		.acks = l->dacks,
+		.seq = l->dseq,
+		.unit = unit,
+	};
+	l->dtype = 0;
+	return handle_fetch(c, l, &m, acts);
+}
+
 int ddsm_cache_handle(struct ddsm_cache *c, const struct ddsm_msg *m,
 		      struct ddsm_actions *acts)
 {
@@ -460,6 +564,8 @@ int ddsm_cache_handle(struct ddsm_cache *c, const struct ddsm_msg *m,
 	    (c->dead & BIT_ULL(home_of(c, m->unit))))
 		return 0;
 	switch (m->type) {
+	case DDSM_MSG_RUN_DEFERRED:
+		return ddsm_cache_run_deferred(c, m->unit, acts);
 	case DDSM_MSG_ACK:
 		return handle_ack(c, l, m, acts);
 	case DDSM_MSG_INV:
@@ -495,6 +601,7 @@ bool ddsm_cache_peer_lost(struct ddsm_cache *c, u64 unit, u32 node,
 
 	if (ddsm_unit_home(c->space, unit) == node) {
 		l->hold = 0;
+		l->dtype = 0;
 		if (ddsm_cache_home_lost(c, unit, EHOSTDOWN, acts))
 			return true;
 		if (l->state != DDSM_C_S && l->state != DDSM_C_M)

@@ -23,6 +23,13 @@
  * comes back, a timer).  Without it, a faulting thread woken after the
  * grant can lose the unit to the next forwarded FETCH_INV before it runs,
  * every time, while the receive path outruns it.
+ *
+ * A hand-off (dir.h) has no UNLOCK to defer: home moves on as soon as its
+ * own cache has sent the data, and a FETCH or FETCH_INV for the unit may
+ * reach this node while the line is still held.  It is kept in the line
+ * (@dtype) and served once the hold ends: ddsm_cache_release sends the
+ * node a DDSM_MSG_RUN_DEFERRED, so that the request runs on the receive
+ * path after all, behind the access grace like any other.
  */
 #ifndef DDSM_PROTO_CACHE_H
 #define DDSM_PROTO_CACHE_H
@@ -57,6 +64,16 @@ struct ddsm_cline {
 	/* IS_D granted M (migratory), or M so granted and not yet written */
 	u8 excl_clean;
 	u8 got_clean;	/* this event's data came from such a copy */
+	u8 handoff;	/* home's grant said DDSM_MF_HANDOFF: no UNLOCK */
+	/*
+	 * A FETCH or FETCH_INV that arrived while a hand-off's line was
+	 * held, kept until the hold ends (0: none); its fields.
+	 */
+	u8 dtype;
+	u8 dflags;
+	u16 dreq;
+	u16 dacks;
+	u32 dseq;
 };
 
 /* Updated only by ddsm_cache_handle(), which its caller serialises. */
@@ -69,6 +86,7 @@ struct ddsm_cache_stats {
 	u64 orphans;		/* dirty copies kept when their home went away */
 	u64 orphans_returned;	/* ... and handed back when it returned */
 	u64 orphans_dropped;	/* ... and given up when it stayed away */
+	u64 deferred;		/* forwarded requests kept for a held line */
 };
 
 struct ddsm_cache {
@@ -134,6 +152,14 @@ static inline bool ddsm_cache_hold_until_write(const struct ddsm_cache *c,
  * given up): send the UNLOCK that event deferred, if any.  Returns true
  * if one went out.
  */
+/*
+ * Serve the request kept for @unit's hand-off (DDSM_MSG_RUN_DEFERRED), if
+ * the line still keeps one and is no longer held.  Returns as
+ * ddsm_cache_handle.
+ */
+int ddsm_cache_run_deferred(struct ddsm_cache *c, u64 unit,
+			    struct ddsm_actions *acts);
+
 bool ddsm_cache_release(struct ddsm_cache *c, u64 unit,
 			struct ddsm_actions *acts);
 

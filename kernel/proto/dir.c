@@ -19,6 +19,7 @@ void ddsm_dir_init(struct ddsm_dir *d, const struct ddsm_space *space,
 		pool[i].next = i + 2 <= pool_size ? i + 2 : 0;
 	d->free = pool_size ? 1 : 0;
 	d->migrate = true;
+	d->handoff = true;
 }
 
 /* lost_from of a unit held for a takeover's handover (ddsm_dir_hold). */
@@ -180,15 +181,28 @@ static void write_lock(struct ddsm_dir_entry *e, const struct ddsm_msg *m)
 	e->wtype = m->type;
 	e->wb_pending = 0;
 	e->unlock_seen = 0;
+	e->handoff = 0;
+}
+
+/*
+ * May the write-locked event of @m end when home's own cache has sent the
+ * unit, without the requester's UNLOCK (dir.h, "Hand-off")?
+ */
+static bool hands_off(const struct ddsm_dir *d,
+		      const struct ddsm_dir_entry *e, const struct ddsm_msg *m)
+{
+	return d->handoff && e->state == DDSM_G_M &&
+	       e->owner == d->space->node_id && m->requester != e->owner &&
+	       !e->persist;
 }
 
 /*
  * Take the unit from its owner for the write-locked event of @m.  A WB
  * unit's owner writes the data back to home too, and the event ends only
- * once it is in.
+ * once it is in.  Returns the flags for the grant.
  */
-static void fetch_inv(struct ddsm_dir *d, struct ddsm_dir_entry *e,
-		      const struct ddsm_msg *m, struct ddsm_actions *acts)
+static u8 fetch_inv(struct ddsm_dir *d, struct ddsm_dir_entry *e,
+		    const struct ddsm_msg *m, struct ddsm_actions *acts)
 {
 	struct ddsm_msg f = {
 		.type = DDSM_MSG_FETCH_INV,
@@ -204,19 +218,28 @@ static void fetch_inv(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 		f.flags = DDSM_MF_WB;
 		e->wb_pending = 1;
 	}
+	if (hands_off(d, e, m)) {
+		f.flags |= DDSM_MF_HANDOFF;
+		e->handoff = 1;
+		d->stats.handoffs++;
+	}
 	ddsm_act_send(acts, &f);
+	return f.flags & DDSM_MF_HANDOFF;
 }
 
 static void grant_read(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 		       const struct ddsm_msg *m, struct ddsm_actions *acts)
 {
+	u8 flags;
+
 	if (e->state == DDSM_G_M && e->migratory && d->migrate) {
 		/* Outcome, failure and death as for a write miss. */
 		write_lock(e, m);
 		e->wtype = DDSM_MSG_WRITE_MISS;
 		d->stats.excl_reads++;
-		fetch_inv(d, e, m, acts);
-		grant_reply(d, e, m, DDSM_MF_EXCL, 2, NODE_BIT(e->owner), acts);
+		flags = fetch_inv(d, e, m, acts);
+		grant_reply(d, e, m, DDSM_MF_EXCL | flags, 2, NODE_BIT(e->owner),
+			    acts);
 		return;
 	}
 	if (e->state == DDSM_G_M) {
@@ -259,8 +282,9 @@ static void grant_write(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 		e->migratory = 1;
 	write_lock(e, m);
 	if (e->state == DDSM_G_M) {
-		fetch_inv(d, e, m, acts);
-		grant_reply(d, e, m, 0, 2, NODE_BIT(e->owner), acts);
+		u8 flags = fetch_inv(d, e, m, acts);
+
+		grant_reply(d, e, m, flags, 2, NODE_BIT(e->owner), acts);
 		return;
 	}
 	invalidate_sharers(d, m, others, acks, acts);
@@ -450,6 +474,7 @@ static void write_unlock(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 	e->wb_pending = 0;
 	e->unlock_seen = 0;
 	e->gdefer = 0;
+	e->handoff = 0;
 	drain(d, e, acts);
 }
 
@@ -457,10 +482,17 @@ static int handle_unlock(struct ddsm_dir *d, struct ddsm_dir_entry *e,
 			 const struct ddsm_msg *m, struct ddsm_actions *acts)
 {
 	u64 rbit = NODE_BIT(m->requester);
+	bool mine = e->wlocked && e->wholder == m->requester &&
+		    e->wseq == m->seq && !e->unlock_seen;
 
 	d->stats.unlocks++;
-	if (e->wlocked && e->wholder == m->requester && e->wseq == m->seq &&
-	    !e->unlock_seen) {
+	/*
+	 * Home's cache ending a hand-off that already ended: its requester
+	 * died (entry_node_dead) or evicted the unit (ddsm_dir_handle).
+	 */
+	if ((m->flags & DDSM_MF_HANDOFF) && !mine)
+		return 0;
+	if (mine) {
 		e->unlock_ok = m->state != DDSM_G_U;
 		/* The exclusive copy it took had not been written: not migratory. */
 		if (m->flags & DDSM_MF_CLEAN)
@@ -655,6 +687,16 @@ int ddsm_dir_handle(struct ddsm_dir *d, const struct ddsm_msg *m,
 	if (!is_request(m->type)) {
 		d->stats.proto_errors++;
 		return -EPROTO;
+	}
+	/*
+	 * A hand-off's requester evicting the unit has it: its event is
+	 * over even if home's cache's UNLOCK for it is still on its way.
+	 * The eviction then queues or goes like any other, with its data.
+	 */
+	if (m->type == DDSM_MSG_EVICT_MODIFIED && e->wlocked && e->handoff &&
+	    e->wholder == m->requester && !e->unlock_seen) {
+		e->unlock_ok = 1;
+		write_unlock(d, e, acts);
 	}
 	/* FIFO: nobody overtakes a queued request. */
 	if (e->qhead || !lock_free_for(e, m))

@@ -27,6 +27,19 @@
  * exclusive copy handed on before its holder wrote it (DDSM_MF_CLEAN on
  * the next UNLOCK) unmarks the unit, and readers share it again.
  *
+ * Hand-off: when home's own node owns the unit (M) and another node asks
+ * for it, home's grant and home's cache's data travel to the requester on
+ * the same ordered channel, so whatever home sends it next for the unit
+ * arrives after both.  The event then ends at home as soon as home's
+ * cache has sent the data (that cache sends the UNLOCK, DDSM_MF_HANDOFF),
+ * not one message later when the requester's UNLOCK would arrive; the
+ * requester, whose access may not have run yet, keeps a FETCH or
+ * FETCH_INV that reaches it while its line is held and serves it when the
+ * hold ends (cache.h).  A spin-waiting pair of nodes, one of them the
+ * unit's home, hands the unit over in two one-way messages instead of
+ * three.  Not for units with a persistency model (their writeback and
+ * gate need the UNLOCK's ordering).
+ *
  * Persistency (issue 12, docs/persistency.md): a unit whose model persists
  * every transfer (DDSM_DIR_P_WB: Read-Enforced, Synchronous, Strict) has
  * its owner write the data back to home on FETCH_INV too, so home memory,
@@ -64,6 +77,7 @@ struct ddsm_dir_entry {
 	u8 persist;	/* DDSM_DIR_P_*: what the unit's model asks */
 	u8 gdefer;	/* GATE: the grant waits for the owner's writeback */
 	u8 gflags;	/* ... and carries these flags */
+	u8 handoff;	/* the write-locked event is a hand-off */
 };
 
 #define DDSM_DIR_P_WB	0x01	/* transfers from an owner write back to home */
@@ -84,6 +98,7 @@ struct ddsm_dir_stats {
 	u64 restored;		/* lost units a returning node brought back */
 	u64 excl_reads;		/* READ_MISSes granted M (migratory) */
 	u64 durable_grants;	/* grants sent once the unit was durable */
+	u64 handoffs;		/* events home's own cache ended (hand-off) */
 };
 
 struct ddsm_dir {
@@ -97,6 +112,7 @@ struct ddsm_dir {
 	u64 dead;		/* nodes declared dead and not back yet */
 	bool rejoin;		/* a node declared dead may return with its data */
 	bool migrate;		/* migratory sharing (above); on after init */
+	bool handoff;		/* hand-off (above); on after init */
 	struct ddsm_dir_stats stats;
 };
 

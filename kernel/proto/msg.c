@@ -62,14 +62,22 @@ static bool nodes_fit(const struct ddsm_space *s, const struct ddsm_msg *m,
 		       m->requester == m->src;
 	case DDSM_MSG_EVICT_SHARED:
 	case DDSM_MSG_EVICT_MODIFIED:
+		return home == s->node_id && m->requester == m->src;
 	case DDSM_MSG_UNLOCK:
+		/* Home's own cache ends a hand-off for its requester. */
+		if (m->flags & DDSM_MF_HANDOFF)
+			return home == s->node_id && m->src == home &&
+			       m->requester != m->src;
 		return home == s->node_id && m->requester == m->src;
 	case DDSM_MSG_WRITEBACK:
 		return home == s->node_id;
 	case DDSM_MSG_INV:
 	case DDSM_MSG_FETCH:
-	case DDSM_MSG_FETCH_INV:
 		return m->src == home;
+	case DDSM_MSG_FETCH_INV:
+		/* A hand-off's FETCH_INV goes to home's own cache only. */
+		return m->src == home &&
+		       (!(m->flags & DDSM_MF_HANDOFF) || m->dst == home);
 	case DDSM_MSG_EVICT_ACK:
 	case DDSM_MSG_NACK:
 		return m->src == home && m->requester == s->node_id;
@@ -79,6 +87,9 @@ static bool nodes_fit(const struct ddsm_space *s, const struct ddsm_msg *m,
 		return home == s->node_id && m->requester == m->src;
 	case DDSM_MSG_PERSIST_ACK:
 		return m->src == home && m->requester == s->node_id;
+	case DDSM_MSG_RUN_DEFERRED:
+		return m->src == s->node_id && m->requester == m->src &&
+		       home != s->node_id;
 	case DDSM_MSG_REPLICA:
 		/* Images of units placed on the sender, to its backup only. */
 		return s->nr_backups && m->requester == m->src &&
@@ -93,7 +104,7 @@ static bool nodes_fit(const struct ddsm_space *s, const struct ddsm_msg *m,
 	case DDSM_MSG_FAILOVER:
 		return s->nr_backups && m->requester == m->src &&
 		       !(m->copyset & ~BIT_ULL(ddsm_space_pred_of(s, m->src)));
-	case DDSM_MSG_HANDOFF_DONE:
+	case DDSM_MSG_COPIES_DONE:
 		return s->nr_backups && m->requester == m->src;
 	}
 	return false;
@@ -170,6 +181,10 @@ enum ddsm_msg_verdict ddsm_msg_decode(const struct ddsm_space *s, u32 from,
 		return DDSM_MSG_BAD_FLAGS;
 	if ((m->flags & DDSM_MF_WB) && m->type != DDSM_MSG_FETCH_INV)
 		return DDSM_MSG_BAD_FLAGS;
+	if ((m->flags & DDSM_MF_HANDOFF) && m->type != DDSM_MSG_FETCH_INV &&
+	    m->type != DDSM_MSG_UNLOCK &&
+	    (m->type != DDSM_MSG_ACK || !(m->flags & DDSM_MF_GRANT)))
+		return DDSM_MSG_BAD_FLAGS;
 	if (!ddsm_unit_valid(s, m->unit))
 		return DDSM_MSG_BAD_UNIT;
 	if (!nodes_fit(s, m, from))
@@ -196,11 +211,12 @@ static const char *const type_names[DDSM_MSG_NR] = {
 	[DDSM_MSG_NACK] = "NACK",
 	[DDSM_MSG_PERSIST] = "PERSIST",
 	[DDSM_MSG_PERSIST_ACK] = "PERSIST_ACK",
+	[DDSM_MSG_RUN_DEFERRED] = "RUN_DEFERRED",
 	[DDSM_MSG_REPLICA] = "REPLICA",
 	[DDSM_MSG_REPLICA_ACK] = "REPLICA_ACK",
 	[DDSM_MSG_REPLICA_SYNC] = "REPLICA_SYNC",
 	[DDSM_MSG_FAILOVER] = "FAILOVER",
-	[DDSM_MSG_HANDOFF_DONE] = "HANDOFF_DONE",
+	[DDSM_MSG_COPIES_DONE] = "COPIES_DONE",
 };
 
 const char *ddsm_msg_type_name(u8 type)

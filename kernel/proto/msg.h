@@ -43,6 +43,12 @@ enum ddsm_msg_type {
 	DDSM_MSG_PERSIST,	/* requester -> home */
 	DDSM_MSG_PERSIST_ACK,	/* home -> requester, @err */
 	/*
+	 * A node to itself: serve the FETCH or FETCH_INV a hand-off's held
+	 * line kept (cache.h), now that the hold is over.  Through the
+	 * node's own loopback, so that it runs where the receive path runs.
+	 */
+	DDSM_MSG_RUN_DEFERRED,
+	/*
 	 * Backup homes (nr_backups = 1), persistence messages too.  REPLICA
 	 * carries a unit image its home made durable, @copyset its timestamp,
 	 * @seq the home's replica sequence; the backup answers REPLICA_ACK
@@ -50,14 +56,14 @@ enum ddsm_msg_type {
 	 * every image the home holds came before it.  FAILOVER (@copyset: the
 	 * sender took over its predecessor if that node's bit is set) goes
 	 * from a node to each peer that comes up and, at a takeover, to every
-	 * live node; HANDOFF_DONE follows a node's dirty copies of the units
+	 * live node; COPIES_DONE follows a node's dirty copies of the units
 	 * taken over, to the backup that took them.
 	 */
 	DDSM_MSG_REPLICA,	/* home -> backup, data */
 	DDSM_MSG_REPLICA_ACK,	/* backup -> home, @err */
 	DDSM_MSG_REPLICA_SYNC,	/* home -> backup */
 	DDSM_MSG_FAILOVER,	/* any -> any */
-	DDSM_MSG_HANDOFF_DONE,	/* any -> the backup that took over */
+	DDSM_MSG_COPIES_DONE,	/* any -> the backup that took over */
 	DDSM_MSG_NR,
 };
 
@@ -77,8 +83,15 @@ enum ddsm_msg_type {
  * (Read-Enforced, Synchronous, Strict) need the data at home to persist it.
  */
 #define DDSM_MF_WB	0x10
+/*
+ * HANDOFF: home itself owns the unit and hands it on (dir.h, "Hand-off").
+ * On home's grant: the requester sends no UNLOCK.  On the FETCH_INV to
+ * home's own cache: that cache ends the event for the requester with an
+ * UNLOCK of its own (requester = the remote node) once its data is out.
+ */
+#define DDSM_MF_HANDOFF	0x20
 #define DDSM_MF_ALL	(DDSM_MF_DATA | DDSM_MF_GRANT | DDSM_MF_EXCL | \
-			 DDSM_MF_CLEAN | DDSM_MF_WB)
+			 DDSM_MF_CLEAN | DDSM_MF_WB | DDSM_MF_HANDOFF)
 
 /* Global states, as kept by the directory and reported in messages. */
 enum ddsm_gstate {
@@ -163,7 +176,7 @@ static inline bool ddsm_msg_is_persist(u8 type)
 /* The backup homes' messages: handled apart too (core/replica.c). */
 static inline bool ddsm_msg_is_replica(u8 type)
 {
-	return type >= DDSM_MSG_REPLICA && type <= DDSM_MSG_HANDOFF_DONE;
+	return type >= DDSM_MSG_REPLICA && type <= DDSM_MSG_COPIES_DONE;
 }
 
 const char *ddsm_msg_type_name(u8 type);

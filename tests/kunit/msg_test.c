@@ -350,7 +350,7 @@ static void msg_replica_roles(struct kunit *test)
 	m.err = EIO;
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FIELD, roundtrip(c, &m, 2));
 
-	m = (struct ddsm_msg){ .type = DDSM_MSG_HANDOFF_DONE, .src = 0,
+	m = (struct ddsm_msg){ .type = DDSM_MSG_COPIES_DONE, .src = 0,
 			       .dst = 1, .requester = 0 };
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
 	m.requester = 2;

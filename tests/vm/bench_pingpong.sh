@@ -19,7 +19,5 @@ tp_load ${BENCH_MOD_ARGS:-} || { nok "insmod ddsm.ko"; exit 1; }
 wait_until 60 all_up || { nok "every peer up within 60 s"; exit 1; }
 ok "ddsm loaded, peers up"
 ddsm-bench-pingpong -r "$ROUNDS" ${BENCH_PP_ARGS:-} "$ME" || nok "ddsm-bench-pingpong"
-if [ "$ME" -eq 0 ]; then
-	ddsmctl status | sed 's/^/# status: /'
-fi
+ddsmctl status | sed 's/^/# status: /'
 exit $((failed > 0))

@@ -66,6 +66,14 @@ run() {
 	fi
 }
 
+# run_bench NAME LIMIT CMD...: run as run(), the program's "bench" lines
+# (timings, not checks) printed as comments.
+run_bench() {
+	local name=$1 limit=$2
+	shift 2
+	run "$name" "$limit" bash -c '"$@" | sed "s/^bench /# bench /"; exit ${PIPESTATUS[0]}' _ "$@"
+}
+
 check_no_sigbus() {
 	check "no fault gave SIGBUS (fault_errors 0)" \
 		bash -c "$CTL status | grep -q '^fault_errors: 0$'"

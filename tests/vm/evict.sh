@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Guest side: every node loads ddsm with a 64-frame cache limit; node 0
-# writes and re-reads patterns over 4,096 units, so most of them go back
+# writes and re-reads patterns over EVICT_UNITS units (default 4,096), so most of them go back
 # and forth between its small cache and their homes.  The other nodes only
 # serve as homes and stay up until node 0 is done (cluster.sh holds them).
 
 ME=${DDSM_NODE_ID:?} N=${DDSM_NR_NODES:?} IPS=${DDSM_NODE_IPS:?}
-LIMIT=64 UNITS=4096
+LIMIT=64 UNITS=${EVICT_UNITS:-4096}
 CTL=/ddsm/bin/ddsmctl
 peers_up() { [ "$($CTL status | grep -c 'state up')" -ge $((N - 1)) ]; }
 

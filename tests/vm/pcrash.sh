@@ -12,10 +12,10 @@
 #               the host's kill;
 #             unload: as wait, but on the host's "unload" line, rmmod
 #               and "pc unloaded";
-#             crash: wait for the host's "crash" line on ttyS1, stop the
-#               writer, simulate a power failure (debugfs ddsm/pmem_crash,
-#               PC_KEEP% of unfenced lines kept), "pc crashed", wait for
-#               the kill
+#             crash: wait for the host's "crash N" line on ttyS1, then
+#               the power fails at the N-th pmem fence, writers running
+#               (debugfs ddsm/pmem_crash_arm, PC_KEEP% of unfenced words
+#               kept), "pc crashed", wait for the kill
 #   PC_ARGS   more module parameters (pmem_check=1)
 #   PC_MOUNT  what the namespace must be at mount (formatted, recovered)
 #   PC_CLEAN_BUT  node K: every other node must mount clean (it unloaded
@@ -100,24 +100,34 @@ if [ "$END" = wait ] || [ "$END" = unload ]; then
 	exit 1
 fi
 
-# crash: the host says when.  First every node stops its writer ("stop",
-# answered "pc stopped"), then every node fails ("crash"): no ack can be
-# printed after any home lost power, so each printed ack was given before.
-getline stop
-kill -STOP $pid 2>/dev/null
-for _ in $(seq 200); do
-	st=$(awk '{print $3}' /proc/$pid/stat 2>/dev/null)
-	[ -z "$st" ] || [ "$st" = T ] || [ "$st" = Z ] && break
-	sleep 0.05
+# crash: the host says when, with the writers running, as "crash N": the
+# power fails at the N-th pmem fence from then, inside whatever the store
+# is doing (a log append, an apply), each unfenced 8-byte word kept with
+# PC_KEEP%.  From then on this node's media takes nothing and the node
+# sends nothing that needed it, so an ack printed anywhere afterwards is
+# for a version some other, still powered home made durable.  If no fence
+# comes within 5 s (nothing left to persist here), the power fails at once.
+line=
+while read -r -t 300 line <&4; do
+	line=${line%$'\r'}
+	[ "${line%% *}" = crash ] && break
 done
-echo "# node$ME: writer $([ -z "$st" ] && echo ended || echo "stopped ($st)")"
-marker "pc stopped"
-getline crash
+nth=${line#crash }
+[[ $nth =~ ^[0-9]+$ ]] || nth=1
 [ -d /sys/kernel/debug/ddsm ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
-check "boot $BOOT: simulated power failure (debugfs ddsm/pmem_crash, $KEEP% of unfenced lines kept)" \
-	bash -c "echo $KEEP >/sys/kernel/debug/ddsm/pmem_crash"
-check "boot $BOOT: the kernel says so: $(dmesg | grep -o 'simulated power failure.*' | tail -n1)" \
-	bash -c "dmesg | grep -q 'ddsm: pmem pmem0: simulated power failure: [0-9]* unfenced pieces dropped'"
+check "boot $BOOT: power failure armed at the ${nth}th fence from now ($KEEP% of unfenced words kept)" \
+	bash -c "echo '$nth $KEEP' >/sys/kernel/debug/ddsm/pmem_crash_arm"
+for _ in $(seq 50); do
+	dmesg | grep -q 'simulated power failure at fence' && break
+	sleep 0.1
+done
+if ! dmesg | grep -q 'simulated power failure at fence'; then
+	echo "# node$ME: no fence within 5 s: the power fails now"
+	check "boot $BOOT: simulated power failure (debugfs ddsm/pmem_crash)" \
+		bash -c "echo $KEEP >/sys/kernel/debug/ddsm/pmem_crash"
+fi
+check "boot $BOOT: the kernel says so: $(dmesg | grep -o 'simulated power failure[^;]*' | tail -n1)" \
+	bash -c "dmesg | grep -q 'ddsm: pmem pmem0: simulated power failure.*: [0-9]* unfenced pieces dropped'"
 marker "pc crashed"
 sleep 900
 exit 1

@@ -17,25 +17,18 @@
 BIN=$DDSM/bin
 RECORDS=${WL_RECORDS:-2000} OPS=${WL_OPS:-1500}
 
-# run_wl NAME CMD...: run a workload, its bench lines as comments.
-run_wl() {
-	local name=$1
-	shift
-	run "$name" 300 bash -c '"$@" | sed "s/^bench /# bench /"; exit ${PIPESTATUS[0]}' _ "$@"
-}
-
 load_cluster
 for wl in A C F D; do
 	extra=() dist=zipfian
 	[ $wl = C ] && extra=(--warm)
 	[ $wl = D ] && dist=latest
-	run_wl "ycsb $wl: $RECORDS records, $OPS ops, $dist, verified" \
+	run_bench "ycsb $wl: $RECORDS records, $OPS ops, $dist, verified" 300 \
 		$BIN/ddsm-ycsb -w $wl -n "$RECORDS" -o "$OPS" "${extra[@]}"
 done
-run_wl "ycsb A uniform, 2 threads, 4 buckets per unit" \
+run_bench "ycsb A uniform, 2 threads, 4 buckets per unit" 300 \
 	$BIN/ddsm-ycsb -w A -d uniform -t 2 -n "$RECORDS" -o "$OPS" --pack 4
 for sh in 0 50 100; do
-	run_wl "micro: sharing $sh%, remote 67%, reads 50%, verified" \
+	run_bench "micro: sharing $sh%, remote 67%, reads 50%, verified" 300 \
 		$BIN/ddsm-micro -S "$sh" -o "$OPS"
 done
 check_no_sigbus

@@ -493,9 +493,9 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: explore [-c NxU[:P]]... [-P pool] [-C chancap] [-m maxstates]\n"
 		"               [-d deaths] [-k nodes] [--plant NAME]\n"
-		"               [-M] [--persist MODEL] [--raw] [--tap] [-q]\n"
+		"               [-M] [-H] [--persist MODEL] [--raw] [--tap] [-q]\n"
 		"  NAME: skip-inv early-unlock no-writeback forget-lost late-store\n"
-		"        excl-keeps-copy skip-gate no-wb\n"
+		"        excl-keeps-copy skip-gate no-wb handoff-evict\n"
 		"  MODEL: read_enf or sync (writeback + gated grants), strict\n"
 		"         (writeback), eventual or scope (the plain protocol)\n");
 	exit(2);
@@ -508,6 +508,7 @@ int main(int argc, char **argv)
 	u64 max_states = 20000000;
 	int plant = DEFAULT_PLANT, i, status = 0;
 	bool raw = false, pool_set = false, no_migratory = false;
+	bool no_handoff = false;
 	const char *persist = NULL;
 	u8 pflags = 0;
 
@@ -550,6 +551,8 @@ int main(int argc, char **argv)
 				usage();
 		} else if (!strcmp(a, "-M"))
 			no_migratory = true;
+		else if (!strcmp(a, "-H"))
+			no_handoff = true;
 		else if (!strcmp(a, "--raw"))
 			raw = true;
 		else if (!strcmp(a, "--tap"))
@@ -592,6 +595,7 @@ int main(int argc, char **argv)
 		cfg.plant = plant;
 		cfg.raw = raw;
 		cfg.no_migratory = no_migratory;
+		cfg.no_handoff = no_handoff;
 		cfg.persist = pflags;
 		cfg.max_states = max_states;
 		if (small_pool)
@@ -601,6 +605,9 @@ int main(int argc, char **argv)
 			snprintf(name, sizeof(name), "%ux%u%s", nn, nu, dname);
 		if (no_migratory)
 			strncat(name, " no-migratory",
+				sizeof(name) - strlen(name) - 1);
+		if (no_handoff)
+			strncat(name, " no-handoff",
 				sizeof(name) - strlen(name) - 1);
 		if (persist) {
 			strncat(name, " ", sizeof(name) - strlen(name) - 1);

@@ -31,6 +31,7 @@ enum plant {
 	BUG_EXCL_KEEPS_COPY,	/* an exclusive read leaves the owner a copy */
 	BUG_SKIP_GATE,		/* a gated grant leaves before home persists */
 	BUG_NO_WB,		/* an owner ignores WB on FETCH_INV */
+	BUG_HANDOFF_EVICT,	/* a hand-off outlives its requester's eviction */
 	BUG_NR,
 };
 
@@ -44,6 +45,7 @@ struct config {
 	int plant;
 	bool raw;		/* no dead-field canonicalisation */
 	bool no_migratory;	/* homes never grant a read exclusively */
+	bool no_handoff;	/* homes always wait for the requester's UNLOCK */
 	u8 persist;		/* DDSM_DIR_P_* of every unit (a model's rules) */
 	u64 max_states;		/* explorer bound */
 };

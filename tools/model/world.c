@@ -61,6 +61,7 @@ static const char *const plant_names[BUG_NR] = {
 	[BUG_EXCL_KEEPS_COPY] = "excl-keeps-copy",
 	[BUG_SKIP_GATE] = "skip-gate",
 	[BUG_NO_WB] = "no-wb",
+	[BUG_HANDOFF_EVICT] = "handoff-evict",
 };
 
 const char *plant_name(int p)
@@ -224,6 +225,7 @@ void world_init(struct world *w)
 			      ddsm_space_units_homed(&n->space, i), n->pool,
 			      cfg.pool);
 		n->dir.migrate = !cfg.no_migratory;
+		n->dir.handoff = !cfg.no_handoff;
 		ddsm_cache_init(&n->cache, &n->space, n->lines);
 	}
 	/*
@@ -510,6 +512,19 @@ static int deliver(struct world *w, u32 s, u32 d)
 		planted = true;
 		ddsm_act_send(&acts, &ack);
 	} else if (ddsm_msg_to_home(m.type)) {
+		struct ddsm_dir_entry *e = entry_for(w, m.unit);
+
+		if (cfg.plant == BUG_HANDOFF_EVICT &&
+		    m.type == DDSM_MSG_EVICT_MODIFIED && e->wlocked &&
+		    e->handoff && e->wholder == m.requester) {
+			/*
+			 * PLANTED: home keeps the hand-off going until its own
+			 * cache's UNLOCK, and queues the eviction (its data
+			 * with it) behind it.
+			 */
+			e->handoff = 0;
+			planted = true;
+		}
 		ret = ddsm_dir_handle(&n->dir, &m, &acts);
 	} else {
 		ret = ddsm_cache_handle(&n->cache, &m, &acts);
@@ -1096,6 +1111,9 @@ static u32 seq_fields(struct world *w, u32 r, u32 u, u32 **f, u32 max)
 	f[nf++] = &w->n[r].lines[u].seq;
 	if (e->wholder == r)
 		f[nf++] = &e->wseq;
+	for (i = 0; i < cfg.nodes; i++)
+		if (w->n[i].lines[u].dtype && w->n[i].lines[u].dreq == r)
+			f[nf++] = &w->n[i].lines[u].dseq;
 	for (slot = e->qhead; slot && nf < max; slot = h->pool[slot - 1].next)
 		if (h->pool[slot - 1].msg.requester == r)
 			f[nf++] = &h->pool[slot - 1].msg.seq;
@@ -1191,6 +1209,15 @@ void world_canon(struct world *w, bool rename_seq)
 				l->expect = 0;
 				l->acked = 0;
 				l->granted = 0;
+				/* Read only while the event runs or is held. */
+				if (!l->hold)
+					l->handoff = 0;
+			}
+			if (!l->dtype) {
+				l->dflags = 0;
+				l->dreq = 0;
+				l->dacks = 0;
+				l->dseq = 0;
 			}
 			if (cfg.raw || home_of(w, u) == i)
 				continue;
@@ -1216,6 +1243,7 @@ void world_canon(struct world *w, bool rename_seq)
 				e->unlock_ok = 0;
 				e->gdefer = 0;
 				e->gflags = 0;
+				e->handoff = 0;
 			}
 			if (e->state != DDSM_G_M)
 				e->owner = 0;
@@ -1310,7 +1338,13 @@ size_t world_pack(const struct world *w, u8 *out)
 			*p++ = put8(l->expect);
 			*p++ = put8(l->acked);
 			*p++ = (u8)(l->granted | l->hold << 1 |
-				    l->excl_clean << 2 | l->got_clean << 3);
+				    l->excl_clean << 2 | l->got_clean << 3 |
+				    l->handoff << 4);
+			*p++ = l->dtype;
+			*p++ = l->dflags;
+			*p++ = put8(l->dreq);
+			*p++ = put8(l->dacks);
+			*p++ = put8(l->dseq);
 			fr |= (u8)((n->frame[k] & 1) << k);
 		}
 		*p++ = fr;
@@ -1334,6 +1368,7 @@ size_t world_pack(const struct world *w, u8 *out)
 			*p++ = e->lost;
 			*p++ = e->migratory;
 			*p++ = (u8)(e->gdefer | e->gflags << 1);
+			*p++ = e->handoff;
 			qlen = p++;
 			*qlen = 0;
 			for (slot = e->qhead; slot; slot = n->pool[slot - 1].next) {
@@ -1400,7 +1435,13 @@ void world_unpack(struct world *w, const u8 *in, size_t len)
 			l->granted = *p & 1;
 			l->hold = (*p >> 1) & 1;
 			l->excl_clean = (*p >> 2) & 1;
-			l->got_clean = *p++ >> 3;
+			l->got_clean = (*p >> 3) & 1;
+			l->handoff = *p++ >> 4;
+			l->dtype = *p++;
+			l->dflags = *p++;
+			l->dreq = *p++;
+			l->dacks = *p++;
+			l->dseq = *p++;
 		}
 		fr = *p++;
 		for (k = 0; k < cfg.units; k++)
@@ -1424,6 +1465,7 @@ void world_unpack(struct world *w, const u8 *in, size_t len)
 			e->migratory = *p++;
 			e->gdefer = *p & 1;
 			e->gflags = *p++ >> 1;
+			e->handoff = *p++;
 			e->persist = cfg.persist;
 			q = *p++;
 			for (m = 0; m < q; m++) {

@@ -52,6 +52,7 @@
 #include <unistd.h>
 
 #include "hist.h"
+#include "hosttest.h"
 #include "kv.h"
 #include "zipf.h"
 
@@ -60,27 +61,7 @@
 #define CHURN		400
 #define NKEYS		(COUNTED + CHURN)
 #define OPS		40000
-#define EMU_NODES	3
 
-static int passed, failed;
-
-static void check(int good, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void check(int good, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (good)
-		passed++;
-	else
-		failed++;
-	printf("%sok %d - ", good ? "" : "not ", passed + failed);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
 
 /* A store through the read-only view: the readers broke their promise. */
 static void segv_handler(int sig, siginfo_t *si, void *ctx)
@@ -593,132 +574,6 @@ static void hist_tests(void)
 	cdf_test(&h);
 }
 
-static double now_secs(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Files of one emulated run: the shared "global space", node logs. */
-struct emu_run {
-	char space[64];
-	char log[EMU_NODES][64];
-};
-
-static int emu_temp(char *name, size_t len, const char *what)
-{
-	const char *dir = getenv("TMPDIR");
-	int fd;
-
-	snprintf(name, len, "%s/ddsm-%s.XXXXXX", dir ? dir : "/tmp", what);
-	fd = mkstemp(name);
-	if (fd < 0)
-		perror(name);
-	return fd;
-}
-
-/* Node @k: @prog (in @dir) with @args, then its --emulate option. */
-static pid_t emu_node(const struct emu_run *r, int k, const char *dir,
-		      const char *prog, const char *const *args)
-{
-	char path[4096], spec[96];
-	const char *argv[24];
-	int i = 0, fd;
-	pid_t pid;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, prog);
-	snprintf(spec, sizeof(spec), "%s:%d:%d", r->space, k, EMU_NODES);
-	argv[i++] = path;
-	while (*args && i < 20)
-		argv[i++] = *args++;
-	argv[i++] = "--timeout=30";
-	argv[i++] = "--emulate";
-	argv[i++] = spec;
-	argv[i] = NULL;
-	fflush(stdout);
-	pid = fork();
-	if (pid)
-		return pid;
-	fd = open(r->log[k], O_WRONLY | O_TRUNC);
-	if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-		_exit(126);
-	execv(path, (char *const *)argv);
-	perror(path);
-	_exit(127);
-}
-
-/* Print @path's lines as TAP comments. */
-static void emu_show(const char *path)
-{
-	char line[4096];
-	FILE *f = fopen(path, "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		printf("# %s", line);
-	if (f)
-		fclose(f);
-}
-
-/* Whether @path holds @what. */
-static int emu_holds(const char *path, const char *what)
-{
-	char line[4096];
-	FILE *f = fopen(path, "r");
-	int found = 0;
-
-	while (f && !found && fgets(line, sizeof(line), f))
-		found = !!strstr(line, what);
-	if (f)
-		fclose(f);
-	return found;
-}
-
-/*
- * @prog @args on EMU_NODES emulated nodes at once: every node must exit
- * 0 (all its checks passed) and node 0 print @want.
- */
-static void emu_check(const char *dir, const char *prog,
-		      const char *const *args, const char *want)
-{
-	struct emu_run r;
-	char line[256];
-	pid_t pid[EMU_NODES];
-	int k, st, fd, bad = 0, ok0;
-	double t0 = now_secs();
-
-	fd = emu_temp(r.space, sizeof(r.space), "emu");
-	if (fd < 0) {
-		check(0, "%s: no file to emulate ddsm over", prog);
-		return;
-	}
-	close(fd);
-	for (k = 0; k < EMU_NODES; k++) {
-		fd = emu_temp(r.log[k], sizeof(r.log[k]), "log");
-		if (fd >= 0)
-			close(fd);
-	}
-	for (k = 0; k < EMU_NODES; k++)
-		pid[k] = emu_node(&r, k, dir, prog, args);
-	for (k = 0; k < EMU_NODES; k++)
-		if (pid[k] < 0 || waitpid(pid[k], &st, 0) != pid[k] ||
-		    !WIFEXITED(st) || WEXITSTATUS(st))
-			bad++;
-	ok0 = emu_holds(r.log[0], want);
-	for (k = 0, line[0] = 0; args[k]; k++)
-		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 " %s", args[k]);
-	check(!bad && ok0, "%s%s on %d emulated nodes: %d failed, node 0 printed \"%s\": %s (%.2f s)",
-	      prog, line, EMU_NODES, bad, want, ok0 ? "yes" : "no",
-	      now_secs() - t0);
-	for (k = 0; k < EMU_NODES; k++) {
-		if (bad || !ok0)
-			emu_show(r.log[k]);
-		unlink(r.log[k]);
-	}
-	unlink(r.space);
-}
 
 static void emu_tests(const char *self)
 {
@@ -767,6 +622,6 @@ int main(int argc, char **argv)
 	zipf_tests();
 	hist_tests();
 	emu_tests(argc > 0 ? argv[0] : "./kv-host-test");
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	printf("%d passed, %d failed\n", ht_passed, ht_failed);
+	return ht_failed ? 1 : 0;
 }

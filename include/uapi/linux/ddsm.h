@@ -27,7 +27,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define DDSM_ABI_VERSION	3
+#define DDSM_ABI_VERSION	5
 #define DDSM_UNIT_SHIFT		12
 #define DDSM_UNIT_SIZE		(1ULL << DDSM_UNIT_SHIFT)
 #define DDSM_MAX_NODES		64
@@ -81,6 +81,10 @@ enum ddsm_peer_state {
  *			the unit migrates (read, then written, node by node)
  * @graces:		requests that took a unit away which first waited
  *			for an access just granted here to run (grace_us)
+ * @handoffs:		units homed here that home's own copy handed on
+ *			without waiting for the requester's UNLOCK
+ * @deferred:		requests for a unit just handed over to this node
+ *			kept until the access it was for had run
  */
 struct ddsm_status {
 	__u32 abi_version;
@@ -112,6 +116,8 @@ struct ddsm_status {
 	__u64 lost_retries;
 	__u64 excl_reads;
 	__u64 graces;
+	__u64 handoffs;
+	__u64 deferred;
 };
 
 /**
