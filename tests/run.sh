@@ -11,7 +11,7 @@
 # Variables: BUILD_DIR (default ./build), DDSM_TESTS (space-separated subset
 # of: kunit model packaging one_node three_node transport peer_death
 # home_death configure deploy auth late_home evict sigkill coherence load
-# pause rejoin lossy pmem pcrash workloads_host workloads txbench fuzz litmus;
+# pause rejoin lossy pmem pcrash backup workloads_host workloads txbench fuzz litmus;
 # default all).
 # LOAD_SECONDS, LOAD_HOG and LOAD_NODES tune the load component (make soak);
 # COUNTER_ROUNDS (coherence), EVICT_UNITS (evict) and LITMUS_ITERS (litmus)
@@ -24,7 +24,7 @@ BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 RESULTS=$BUILD_DIR/results
 DDSM_TESTS=${DDSM_TESTS:-"kunit model workloads_host packaging one_node three_node transport
 	peer_death home_death configure deploy auth late_home evict sigkill coherence load pause
-	rejoin lossy pmem pcrash workloads txbench fuzz litmus"}
+	rejoin lossy pmem pcrash backup workloads txbench fuzz litmus"}
 export BUILD_DIR
 mkdir -p "$RESULTS"
 
@@ -150,6 +150,11 @@ for t in $DDSM_TESTS; do
 		# of the same NVDIMM files check every promise and a 1 MiB
 		# Synchronous pattern (issue 12).
 		run_component pcrash bash "$ROOT/tests/vm/pcrash_host.sh" ;;
+	backup)
+		# nr_backups=1: a home with writers on it is killed at a
+		# random point and its backup takes over; then the victim
+		# rejoins, then the whole cluster restarts (issue 12).
+		run_component backup bash "$ROOT/tests/vm/backup_host.sh" ;;
 	workloads_host)
 		run_component workloads_host make -s -C "$ROOT/tools/workloads" check-host ;;
 	workloads)
