@@ -25,6 +25,7 @@
 #include <linux/random.h>
 #include <linux/highmem.h>
 #include <linux/debugfs.h>
+#include <linux/seq_file.h>
 #include "ddsm.h"
 #include "persist.h"
 #include "../pmem/dax.h"
@@ -67,6 +68,7 @@ struct ddsm_persist {
 	unsigned long *flushed;
 	struct dentry *crash_file;
 	struct dentry *arm_file;
+	struct dentry *slots_file;
 	struct ddsm_pm_shadow_rng arm_rng;	/* the armed crash's chooser */
 	bool crashed;			/* no more writes reach the media */
 	/* The region table as on the media (under lock); unused: !len. */
@@ -657,6 +659,32 @@ static const struct file_operations arm_fops = {
 	.llseek = no_llseek,
 };
 
+/*
+ * debugfs ddsm/pmem_slots: "unit ts" for every slot that holds an image
+ * (the units placed here, then the replicas).  The crash tests read it at
+ * each boot: a unit's timestamp must never go back across a crash and its
+ * recovery (MINOS's no-rollback), whatever the data says.
+ */
+static int slots_show(struct seq_file *sf, void *unused)
+{
+	struct ddsm_persist *p = sf->private;
+	u64 idx, ts;
+	int ret;
+
+	for (idx = 0; idx < p->nr_home; idx++) {
+		mutex_lock(&p->lock);
+		ret = ddsm_pstore_slot_ts(&p->ps, idx, &ts);
+		mutex_unlock(&p->lock);
+		if (!ret)
+			seq_printf(sf, "%llu %llu\n", unit_of_slot(p->n, idx), ts);
+		else if (ret == -EBADMSG)
+			seq_printf(sf, "%llu torn\n", unit_of_slot(p->n, idx));
+		cond_resched();
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(slots);
+
 bool ddsm_persist_crashed(struct ddsm_node *n)
 {
 	struct ddsm_persist *p = n->persist;
@@ -805,6 +833,10 @@ int ddsm_persist_mount(struct ddsm_node *n, const struct sockaddr_in *addrs)
 	}
 	load_regions(p);
 	apply_models(p);
+	if (n->params.debugfs)
+		p->slots_file = debugfs_create_file("pmem_slots", 0400,
+						    n->params.debugfs, p,
+						    &slots_fops);
 	n->persist = p;
 	ret = load_units(p);
 	if (ret) {
@@ -814,6 +846,7 @@ int ddsm_persist_mount(struct ddsm_node *n, const struct sockaddr_in *addrs)
 	return 0;
 
 err_close:
+	debugfs_remove(p->slots_file);
 	shadow_stop(p);
 	ddsm_pmem_close(&p->dev);
 err_free:
@@ -842,6 +875,7 @@ void ddsm_persist_unmount(struct ddsm_node *n)
 	else
 		ddsm_pstore_unmount(&p->ps);
 	n->persist = NULL;
+	debugfs_remove(p->slots_file);
 	shadow_stop(p);
 	ddsm_pmem_close(&p->dev);
 	vfree(p->bounce);

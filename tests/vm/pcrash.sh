@@ -49,6 +49,12 @@ check "boot $BOOT: the namespace is $MOUNT at mount" \
 	bash -c "$CTL status | grep -q '^pmem: pmem0 .*, $MOUNT at mount'"
 check "boot $BOOT: no torn unit (pmem_units_torn $(pm units_torn))" \
 	test "$(pm units_torn)" = 0
+# Every slot's timestamp after recovery, for the host: none may be older
+# than at the boot before (pcrash_host.sh).
+[ -d /sys/kernel/debug/ddsm ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+if check "boot $BOOT: debugfs ddsm/pmem_slots readable" test -r /sys/kernel/debug/ddsm/pmem_slots; then
+	awk '$2 ~ /^[0-9]+$/ { print "PC T ts " $1 " " $2 " ." }' /sys/kernel/debug/ddsm/pmem_slots
+fi
 [[ $ARGS == *pmem_check=1* ]] && check "boot $BOOT: the persist-domain checker is on" \
 	bash -c "$CTL status | grep -q 'persist-domain checker on'"
 

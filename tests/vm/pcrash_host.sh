@@ -22,7 +22,8 @@
 #           three kills of the whole cluster
 # After each series, on every node: every acknowledged record is there
 # (that version or a newer one of its slot), no slot is torn (hash), no
-# slot went back below what the last check found, and all nodes read the
+# slot went back below what the last check found, no unit's timestamp on
+# the media went back (debugfs ddsm/pmem_slots), and all nodes read the
 # same; Eventual may lose what it never promised (the count is printed).
 # The random points wait until every model acked something on every node
 # ("pc warm"), so the series are never empty, whatever the host's load.
@@ -121,9 +122,10 @@ acked = {}      # (model, slot) -> highest acked seq, boots before this
 written = {}    # eventual: (slot) -> last seq stored in the last boot
 dumps = {}      # (boot, node) -> {(model, slot): (seq, state)}
 nacks = {m: 0 for m in MODELS}
+stamps = {}     # (boot, node) -> {unit: slot ts after recovery}
 # A node killed in mid-line leaves a partial line that the next boot's
 # first line continues ("PPC boot 2 ."): a record starts anywhere on it.
-line_re = re.compile(r"PC (boot \d+|[AWS] \S+ \d+ \d+( \S+)?) \.$")
+line_re = re.compile(r"PC (boot \d+|[AWST] \S+ \d+ \d+( \S+)?) \.$")
 for node in range(3):
     b = 0
     for raw in open(f"{log}/node{node}.out", errors="replace"):
@@ -134,6 +136,10 @@ for node in range(3):
         f = line.split()
         if f[1] == "boot":
             b = int(f[2])
+            continue
+        if f[1] == "T":
+            if b <= boot:
+                stamps.setdefault((b, node), {})[int(f[3])] = int(f[4])
             continue
         if b >= boot:
             if f[1] == "S" and b == boot:
@@ -185,6 +191,17 @@ for node in range(3):
                 if d[(m, s)][0] < acked[(m, s)] or d[(m, s)][1] != "ok"]
         res(not miss, f"node{node}: {m}: every acked record is there ({len(keys)} slots acked, highest acks checked)" +
             (f"; {len(miss)} missing (slot, found seq, acked seq): {miss[:6]}" if miss else ""))
+# MINOS's timestamps: each home's slot ts after this recovery against the
+# one after the boot before's (a unit that had an image must keep one).
+for node in range(3):
+    cur, old = stamps.get((boot, node)), stamps.get((boot - 1, node), {})
+    if not cur:
+        res(False, f"node{node}: slot timestamps dumped after recovery")
+        continue
+    back = [(u, cur.get(u, 0), t) for u, t in old.items() if cur.get(u, 0) < t]
+    newer = sum(1 for u, t in cur.items() if t > old.get(u, 0))
+    res(not back, f"node{node}: no slot timestamp went back across the crash ({len(cur)} slots, {newer} newer than after boot {boot - 1})" +
+        (f" (unit, now, before: {back[:5]})" if back else ""))
 ref = dumps.get((boot, 0), {})
 same = all(dumps.get((boot, n)) == ref for n in (1, 2))
 res(same, "all three nodes read the same slots")
