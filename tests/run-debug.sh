@@ -47,7 +47,8 @@ export KVER=$DKVER MODROOT=$CACHE/mods VMLINUX=$KDIR/arch/x86/boot/bzImage
 export DDSM_KERNEL_ARGS="loglevel=5 ${DDSM_KERNEL_ARGS:-}"
 
 export DDSM_TESTS=${DDSM_TESTS:-"one_node three_node transport peer_death home_death
-	configure auth late_home evict sigkill coherence load pause rejoin fuzz"}
+	configure auth late_home evict sigkill coherence load pause rejoin pmem pcrash backup
+	fuzz"}
 bash "$ROOT/tests/run.sh" | tee "$BUILD_DIR/check-debug.log"
 rc=${PIPESTATUS[0]}
 
