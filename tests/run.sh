@@ -162,7 +162,7 @@ for t in $DDSM_TESTS; do
 		# 50/50 and 95/5 on the software OCC backend, audited and checked
 		# for serializability; planted bug caught; HADES refused for now.
 		run_component txbench bash "$ROOT/qemu/cluster.sh" -n 3 -t 900 \
-			--name txbench -- "TX_OPS=${TX_OPS:-200} bash /ddsm/tests/txbench.sh" ;;
+			--name txbench -- "TX_OPS=${TX_OPS:-200} TX_BACKENDS='${TX_BACKENDS:-occ hades}' bash /ddsm/tests/txbench.sh" ;;
 	fuzz)
 		run_component fuzz bash "$ROOT/qemu/cluster.sh" -n 3 -t 900 \
 			--name fuzz -- bash /ddsm/tests/fuzz.sh ;;
