@@ -53,19 +53,19 @@ struct ddsm_tx {
 
 /* The home side (txnode.c). */
 struct ddsm_txhome {
-	struct mutex lock;
+	struct mutex lock;		/* everything below, and tx lines of frames */
 	struct ddsm_txh h;
 	struct ddsm_txh_entry *entries;
 	struct page **intend;		/* per entry: its Intend, until decided */
 };
 
 struct ddsm_txs {
-	spinlock_t lock;
+	spinlock_t lock;		/* slot, last, and each slot's reply state */
 	struct ddsm_tx *slot[DDSM_TX_SLOTS];
 	struct ddsm_txc last[DDSM_TX_SLOTS];	/* epochs, squash runs */
 	wait_queue_head_t wait;
 	struct ddsm_txhome home;
-	struct mutex regions_lock;
+	struct mutex regions_lock;	/* nr_regions, regions */
 	u32 nr_regions;
 	struct {
 		u64 gaddr;

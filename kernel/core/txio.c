@@ -182,7 +182,7 @@ static int read_once(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
 	t->done = false;
 	spin_unlock(&ts->lock);
 	ret = send_to_home(n, t, DDSM_MSG_TX_READ, home, unit,
-			  ddsm_tx_read_lines(first, last), NULL);
+			   ddsm_tx_read_lines(first, last), NULL);
 	if (ret)
 		return -EHOSTDOWN;
 	left = wait_event_timeout(ts->wait, READ_ONCE(t->done) ||

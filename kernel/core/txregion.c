@@ -56,10 +56,16 @@ static bool touched(struct ddsm_node *n, u64 gaddr, u64 len)
 	return false;
 }
 
+/*
+ * A region that overlaps or touches others is merged with them: their
+ * units are transactional already, so only the new ones must be
+ * untouched, and a program may lay its tables out anew in each run.
+ */
 int ddsm_tx_region_add(struct ddsm_node *n,
 		       const struct ddsm_tx_region_arg *a)
 {
 	struct ddsm_txs *t = n->tx;
+	u64 lo = a->gaddr, hi = a->gaddr + a->len;
 	int ret = 0;
 	u32 i;
 
@@ -69,29 +75,35 @@ int ddsm_tx_region_add(struct ddsm_node *n,
 	if (a->gaddr >= n->space.size || a->len > n->space.size - a->gaddr)
 		return -ERANGE;
 	mutex_lock(&t->regions_lock);
-	for (i = 0; i < t->nr_regions; i++) {
-		if (t->regions[i].gaddr == a->gaddr &&
-		    t->regions[i].len == a->len)
-			goto out;
-		if (overlap(a->gaddr, a->len, t->regions[i].gaddr,
-			    t->regions[i].len)) {
-			ret = -EEXIST;
-			goto out;
+	for (i = 0; i < t->nr_regions; i++)
+		if (t->regions[i].gaddr <= lo &&
+		    hi <= t->regions[i].gaddr + t->regions[i].len)
+			goto out;	/* declared already */
+	if (touched(n, a->gaddr, a->len)) {
+		ret = -EBUSY;
+		goto out;
+	}
+	/* Take in every region it overlaps or touches. */
+	for (i = 0; i < t->nr_regions;) {
+		u64 rlo = t->regions[i].gaddr;
+		u64 rhi = rlo + t->regions[i].len;
+
+		if (lo <= rhi && rlo <= hi) {	/* overlap, or touch */
+			lo = min(lo, rlo);
+			hi = max(hi, rhi);
+			t->regions[i] = t->regions[--t->nr_regions];
+			continue;
 		}
+		i++;
 	}
 	if (t->nr_regions == DDSM_TX_MAX_REGIONS) {
 		ret = -ENOSPC;
 		goto out;
 	}
-	if (touched(n, a->gaddr, a->len)) {
-		ret = -EBUSY;
-		goto out;
-	}
-	t->regions[t->nr_regions].gaddr = a->gaddr;
-	t->regions[t->nr_regions].len = a->len;
+	t->regions[t->nr_regions].gaddr = lo;
+	t->regions[t->nr_regions].len = hi - lo;
 	t->nr_regions++;
-	pr_info("ddsm: region [%#llx, %#llx) is transactional\n", a->gaddr,
-		a->gaddr + a->len);
+	pr_info("ddsm: region [%#llx, %#llx) is transactional\n", lo, hi);
 out:
 	mutex_unlock(&t->regions_lock);
 	return ret;

@@ -87,6 +87,7 @@
 #include "wl.h"
 
 #define DEF_BASE	(96ULL << 20)
+#define HADES_GAP	(32ULL << 20)	/* hades: tables this far after -b */
 
 enum { C_NONCE, C_WL, C_BACKEND, C_RECORDS, C_STRIDE, C_DATA, C_HOT,
 	C_HOTPCT, C_READ, C_TXOPS, C_THREADS, C_FLAGS, C_LOGUNITS, C_WORDS };
@@ -275,7 +276,9 @@ static void plan(void)
 		 */
 		ww.results = WL_HEAD_UNITS(nodes);
 		L.units = ww.results + (uint64_t)nodes * ww.result_units;
-		cfg.table[0] = o.c.base + L.units * DSM_UNIT;
+		/* 32 MiB on: runs of other sizes keep tables and window apart. */
+		cfg.table[0] = o.c.base + ((L.units * DSM_UNIT + HADES_GAP - 1) /
+					   HADES_GAP) * HADES_GAP;
 	} else {
 		ww.results = WL_HEAD_UNITS(nodes) + L.tables * L.table_units;
 		L.units = ww.results + (uint64_t)nodes * ww.result_units;

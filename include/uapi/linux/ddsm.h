@@ -397,10 +397,10 @@ enum ddsm_tx_reason {
  * @flags:	in: must be 0
  * @reserved:	in: must be 0
  *
+ * A region overlapping or touching declared ones is merged with them.
  * Errors: EINVAL (alignment, length, flags), ERANGE (outside the space),
- * EBUSY (a unit of the range is mapped or cached here), ENOSPC (more than
- * DDSM_TX_MAX_REGIONS), EEXIST (overlaps another one; the same region
- * again is accepted).  Regions last until the module is unloaded.
+ * EBUSY (a unit of the range is cached here), ENOSPC (more than
+ * DDSM_TX_MAX_REGIONS).  Regions last until the module is unloaded.
  */
 struct ddsm_tx_region_arg {
 	__u64 gaddr;
