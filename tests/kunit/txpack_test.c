@@ -99,7 +99,7 @@ static void txpack_ranges(struct kunit *test)
 	ddsm_txp_add(p, 640, a, 8);		/* line 10 */
 	ddsm_txp_add(p, 64, a, 130);		/* lines 1..3 */
 	ddsm_txp_add(p, 256, a, 8);		/* line 4: merges */
-	ddsm_txp_add(p, 700, a, 8);		/* line 10 again */
+	ddsm_txp_add(p, 690, a, 8);		/* line 10 again */
 	KUNIT_EXPECT_EQ(test, 2, ddsm_txp_ranges(p, r, 4));
 	KUNIT_EXPECT_EQ(test, 1ULL, r[0].first);
 	KUNIT_EXPECT_EQ(test, 4ULL, r[0].last);
