@@ -77,6 +77,10 @@ for t in $DDSM_TESTS; do
 			--name transport -- bash /ddsm/tests/transport_mesh.sh ;;
 	peer_death)
 		run_component peer_death bash "$ROOT/tests/vm/peer_death.sh" ;;
+	txdeath)
+		# Issue 13: a node killed in the middle of HADES transactions
+		# leaves no partial commit on the survivors.
+		run_component txdeath bash "$ROOT/tests/vm/txdeath.sh" ;;
 	home_death)
 		run_component home_death bash "$ROOT/tests/vm/home_death.sh" ;;
 	configure)

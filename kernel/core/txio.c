@@ -243,6 +243,32 @@ static u8 reason_of(int err)
 	}
 }
 
+/*
+ * A read whose parts came from different homes is whole only if no
+ * commit came between them.  A commit that changed an earlier part and
+ * was applied at a later part's home before we read it had doomed us at
+ * the earlier home first (Validation follows every home's ACK), so asking
+ * the earlier homes once more finds the tombstone (-ESTALE).  Without
+ * this a doomed transaction could see a record half old, half new before
+ * its abort.
+ */
+static int confirm(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
+		   u32 len)
+{
+	u64 last = ddsm_gaddr_unit(gaddr + len - 1), unit;
+	u32 home = ddsm_unit_home(&n->space, last);
+	/* A line the read covered already: the filters gain nothing. */
+	u32 line = (gaddr & (DDSM_UNIT_SIZE - 1)) >> DDSM_LINE_SHIFT;
+	int ret = 0;
+
+	for (unit = ddsm_gaddr_unit(gaddr); unit < last && !ret; unit++) {
+		if (ddsm_unit_home(&n->space, unit) != home)
+			ret = read_unit(n, t, unit, line, line);
+		line = 0;
+	}
+	return ret;
+}
+
 static int do_read(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
 		   u8 *buf, u32 len, u8 *reason)
 {
@@ -269,6 +295,11 @@ static int do_read(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
 		memcpy(buf + done, p + off, chunk);
 		kunmap_local(p);
 		done += chunk;
+	}
+	ret = confirm(n, t, gaddr, len);
+	if (ret) {
+		*reason = t->doomed ? t->reason : reason_of(ret);
+		return -ECANCELED;
 	}
 	own_writes(t, gaddr, buf, len);
 	return 0;
