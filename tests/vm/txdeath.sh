@@ -54,5 +54,7 @@ for i in $SURVIVORS; do
 	fi
 	grep -aE "^(not )?ok - |^# node" "$CL_LOG/node$i.out" | tr -d '\r' | sed "s/^/[n$i] /"
 done
+rb=$(cat "$CL_LOG"/node[01].out | tr -d '\r' | grep -o 'home_rollbacks [0-9]*' | awk '{ s += $2 } END { print s + 0 }')
+echo "# txdeath: locked commits of node$VICTIM rolled back at the survivors: $rb"
 echo "# txdeath: $failed of $total host checks failed; logs in $CL_LOG"
 [ "$failed" -eq 0 ]

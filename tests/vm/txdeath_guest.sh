@@ -13,7 +13,7 @@ tp_load heartbeat_ms=200 peer_timeout_ms=3000 reconnect_ms=1000 ||
 ok "insmod ddsm.ko (heartbeat 200 ms, timeout 3000 ms)"
 wait_until 90 all_up || { nok "every peer up within 90 s"; exit 1; }
 ok "every peer up"
-/ddsm/tests/ddsm-test-txdeath "$ME" "$N" "$SECS"
+/ddsm/tests/ddsm-test-txdeath "$ME" "$N" "$SECS" "${TXD_WORKERS:-3}"
 rc=$?
 dmesg | grep -E "ddsm|tx " | tail -5 | sed "s/^/# node$ME: dmesg: /"
 exit $rc

@@ -9,7 +9,12 @@
  * forward whole), so the total over the survivors' accounts stays what
  * it was.  Each account is alone in its unit, so its home is its unit's.
  *
- *   ddsm-test-txdeath NODE NODES SECS
+ *   ddsm-test-txdeath NODE NODES SECS [WORKERS]
+ *
+ * WORKERS processes per node (default 3, each on its own handle: one
+ * transaction per open file), so that the victim is likely to hold the
+ * partial lock somewhere when it dies; the survivors print how many
+ * locked commits they rolled back.
  *
  * Node 0 loads the accounts and raises a flag in a plain (mapped,
  * coherent) unit that the others wait for.  Each node then runs
@@ -19,6 +24,7 @@
  * and checks the total.  Control lines to the host on /dev/ttyS1:
  * "txd running", "txd done".
  */
+#include <sys/wait.h>
 #include "test_common.h"
 
 #define REGION		(64ULL << 20)	/* the accounts, transactional */
@@ -98,12 +104,13 @@ int main(int argc, char **argv)
 	uint64_t fl;
 	struct ddsm_tx_status st;
 	unsigned int seed;
-	int me, n, i, victim;
+	int me, n, i, victim, workers, w = 0, status;
 	double secs, t_end;
 	int64_t sum;
 
-	if (argc != 4)
-		tap_bail("usage: ddsm-test-txdeath NODE NODES SECS");
+	if (argc != 4 && argc != 5)
+		tap_bail("usage: ddsm-test-txdeath NODE NODES SECS [WORKERS]");
+	workers = argc == 5 ? (int)parse_ul(argv[4], "WORKERS") : 3;
 	me = (int)parse_ul(argv[1], "NODE");
 	n = (int)parse_ul(argv[2], "NODES");
 	secs = (double)parse_ul(argv[3], "SECS");
@@ -153,7 +160,23 @@ int main(int argc, char **argv)
 		}
 	}
 	tap(1, "%d accounts on the survivors' homes, %d each", nr, START);
-	marker("txd running");
+	/* Workers 1.. are children on handles of their own. */
+	fflush(stdout);
+	for (i = 1; i < workers; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			tap_bail("fork: %s", strerror(errno));
+		if (!pid) {
+			w = i;
+			seed += 1000u * (unsigned int)i;
+			if (ddsm_open(&d, NULL) < 0)
+				_exit(2);
+			break;
+		}
+	}
+	if (!w)
+		marker("txd running");
 	t_end = now_ns() / 1e9 + secs;
 	while (now_ns() / 1e9 < t_end) {
 		int a = rand_r(&seed) % nr, b = rand_r(&seed) % nr;
@@ -168,8 +191,8 @@ int main(int argc, char **argv)
 		else
 			errors++;
 	}
-	printf("# node%d: %llu commits, aborts: squashed %llu nacked %llu read_locked %llu peer_down %llu timeout %llu full %llu; %llu errors\n",
-	       me, (unsigned long long)commits,
+	printf("# node%d worker %d: %llu commits, aborts: squashed %llu nacked %llu read_locked %llu peer_down %llu timeout %llu full %llu; %llu errors\n",
+	       me, w, (unsigned long long)commits,
 	       (unsigned long long)aborts[DDSM_TX_SQUASHED],
 	       (unsigned long long)aborts[DDSM_TX_NACKED],
 	       (unsigned long long)aborts[DDSM_TX_READ_LOCKED],
@@ -177,7 +200,18 @@ int main(int argc, char **argv)
 	       (unsigned long long)aborts[DDSM_TX_TIMEOUT],
 	       (unsigned long long)aborts[DDSM_TX_FULL],
 	       (unsigned long long)errors);
-	tap(commits > 0, "transfers committed: %llu", (unsigned long long)commits);
+	fflush(stdout);
+	if (w)
+		_exit(commits > 0 && !errors ? 0 : 1);
+	tap(commits > 0 && !errors, "worker 0: transfers committed: %llu, %llu errors",
+	    (unsigned long long)commits, (unsigned long long)errors);
+	for (i = 1; i < workers; i++) {
+		if (wait(&status) < 0)
+			break;
+		tap(WIFEXITED(status) && !WEXITSTATUS(status),
+		    "a worker committed transfers and saw no errors (status %#x)",
+		    status);
+	}
 	/* Survivors only from here (the victim is killed long before). */
 	__atomic_fetch_add(&flags[1], 1, __ATOMIC_SEQ_CST);
 	if (!me) {
