@@ -141,14 +141,29 @@ int main(int argc, char **argv)
 	flags = (volatile uint64_t *)map_window(&d, fl, 4096);
 	if (!me) {
 		int64_t v = START;
-		uint32_t reason;
+		uint32_t reason = 0;
+		int tries;
 
-		for (i = 0; i < nr; i++)
-			if (ddsm_tx_begin(&d) < 0 ||
-			    ddsm_tx_write(&d, accts[i], &v, 8, &reason) < 0 ||
-			    ddsm_tx_commit(&d, &reason) < 0)
-				tap_bail("loading account %d: %s", i,
-					 strerror(errno));
+		/*
+		 * A home refuses (NACK) a transaction on a range it has not
+		 * declared yet: the others may still be starting.
+		 */
+		for (i = 0; i < nr; i++) {
+			for (tries = 0; tries < 3000; tries++) {
+				if (ddsm_tx_begin(&d) < 0)
+					tap_bail("begin: %s", strerror(errno));
+				if (ddsm_tx_write(&d, accts[i], &v, 8, &reason) == 0 &&
+				    ddsm_tx_commit(&d, &reason) == 0)
+					break;
+				if (errno != ECANCELED)
+					tap_bail("loading account %d: %s", i,
+						 strerror(errno));
+				usleep(10000);
+			}
+			if (tries == 3000)
+				tap_bail("loading account %d: aborted 3000 times (%s)",
+					 i, ddsm_tx_reason_name(reason));
+		}
 		__atomic_store_n(&flags[0], MAGIC, __ATOMIC_RELEASE);
 	} else {
 		uint64_t t0 = now_ns();
