@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "libddsm.h"
 #include "txn_ops.h"
 
@@ -177,7 +178,11 @@ static void hades_abort(struct txn *tx)
 	ddsm_tx_abort(tx->dev);
 }
 
-/* Outside transactions: one transaction per record, retried. */
+/*
+ * Outside transactions: one transaction per record, retried (a home
+ * that has not declared the tables transactional yet NACKs: the other
+ * nodes may still be starting; 10 s of that at most).
+ */
 static void hades_rec_init(const struct txn_env *env, uint64_t gaddr,
 			   const void *data, uint32_t len, uint64_t version)
 {
@@ -186,7 +191,7 @@ static void hades_rec_init(const struct txn_env *env, uint64_t gaddr,
 
 	memcpy(tmp, &version, HDR);
 	memcpy(tmp + HDR, data, len);
-	for (tries = 0; tries < 1000; tries++) {
+	for (tries = 0; tries < 10000; tries++) {
 		if (ddsm_tx_begin(env->dev) < 0)
 			break;
 		if (ddsm_tx_write(env->dev, gaddr, tmp, HDR + len, NULL) == 0 &&
@@ -194,6 +199,7 @@ static void hades_rec_init(const struct txn_env *env, uint64_t gaddr,
 			return;
 		if (errno != ECANCELED)
 			break;
+		usleep(1000);
 	}
 	fprintf(stderr, "hades: loading record %#llx failed: %s\n",
 		(unsigned long long)gaddr, strerror(errno));
