@@ -15,12 +15,22 @@
 #include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/jiffies.h>
+#include <linux/moduleparam.h>
 #include <linux/printk.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include "ddsm.h"
 #include "tx.h"
 #include "../proto/txpack.h"
+
+/*
+ * Test only (tests/vm/txdeath.sh): hold every commit this long between
+ * its last ACK and its Validations, so that a node killed mid-run almost
+ * surely leaves commits locked at the survivors.
+ */
+static unsigned int tx_validate_delay_ms;
+module_param(tx_validate_delay_ms, uint, 0644);
+MODULE_PARM_DESC(tx_validate_delay_ms, "Test only: pause between a commit's last ACK and its Validations (ms, default 0)");
 
 static u64 txid_of(const struct ddsm_tx *t)
 {
@@ -457,6 +467,8 @@ static int do_commit(struct ddsm_node *n, struct ddsm_tx **tp, u8 *reason)
 		doom(ts, t, DDSM_TX_TIMEOUT);
 	spin_unlock(&ts->lock);
 	if (state == DDSM_TXC_COMMITTED) {
+		if (READ_ONCE(tx_validate_delay_ms))
+			msleep(min(READ_ONCE(tx_validate_delay_ms), 1000u));
 		tell_homes(n, t, true);
 		finish(n, tp, DDSM_TX_COMMITTED);
 		goto out;

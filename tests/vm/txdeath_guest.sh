@@ -8,9 +8,14 @@
 . "$(dirname "${BASH_SOURCE[0]}")/transport_lib.sh"
 
 SECS=${TXD_SECS:-40}
-tp_load heartbeat_ms=200 peer_timeout_ms=3000 reconnect_ms=1000 ||
+# The victim (last node) holds each commit's locks 50 ms before its
+# Validations, so that its death almost surely leaves some locked.
+DELAY=0
+[ "$ME" -eq $((N - 1)) ] && DELAY=${TXD_DELAY_MS:-50}
+tp_load heartbeat_ms=200 peer_timeout_ms=3000 reconnect_ms=1000 \
+	tx_validate_delay_ms="$DELAY" ||
 	{ nok "insmod ddsm.ko node_id=$ME"; exit 1; }
-ok "insmod ddsm.ko (heartbeat 200 ms, timeout 3000 ms)"
+ok "insmod ddsm.ko (heartbeat 200 ms, timeout 3000 ms, validate delay $DELAY ms)"
 wait_until 90 all_up || { nok "every peer up within 90 s"; exit 1; }
 ok "every peer up"
 /ddsm/tests/ddsm-test-txdeath "$ME" "$N" "$SECS" "${TXD_WORKERS:-3}"
