@@ -11,7 +11,8 @@
 # Variables: BUILD_DIR (default ./build), DDSM_TESTS (space-separated subset
 # of: kunit model packaging one_node three_node transport peer_death
 # home_death configure deploy auth late_home evict sigkill coherence load
-# pause rejoin lossy pmem pcrash workloads_host workloads txbench fuzz litmus;
+# pause rejoin lossy pmem pcrash workloads_host workloads txbench txdeath fuzz
+# litmus;
 # default all).
 # LOAD_SECONDS, LOAD_HOG and LOAD_NODES tune the load component (make soak);
 # COUNTER_ROUNDS (coherence), EVICT_UNITS (evict) and LITMUS_ITERS (litmus)
@@ -24,7 +25,7 @@ BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 RESULTS=$BUILD_DIR/results
 DDSM_TESTS=${DDSM_TESTS:-"kunit model workloads_host packaging one_node three_node transport
 	peer_death home_death configure deploy auth late_home evict sigkill coherence load pause
-	rejoin lossy pmem pcrash workloads txbench fuzz litmus"}
+	rejoin lossy pmem pcrash workloads txbench txdeath fuzz litmus"}
 export BUILD_DIR
 mkdir -p "$RESULTS"
 
