@@ -316,6 +316,9 @@ int ddsm_tx_region(struct ddsm *d, uint64_t gaddr, uint64_t len)
 	return ioctl(d->fd, DDSM_IOC_TX_REGION, &a) < 0 ? -1 : 0;
 }
 
+/* The last abort's reason on this thread, for ddsm_tx_run()'s report. */
+static __thread uint32_t tx_last_reason;
+
 static int tx_call(struct ddsm *d, unsigned long cmd, uint64_t gaddr,
 		   const void *buf, size_t len, uint32_t *reason)
 {
@@ -331,6 +334,8 @@ static int tx_call(struct ddsm *d, unsigned long cmd, uint64_t gaddr,
 		return -1;
 	}
 	ret = ioctl(d->fd, cmd, &a);
+	if (ret < 0 && errno == ECANCELED)
+		tx_last_reason = a.reason;
 	if (reason)
 		*reason = ret < 0 && errno == ECANCELED ? a.reason : 0;
 	return ret < 0 ? -1 : 0;
@@ -407,7 +412,7 @@ int ddsm_tx_run(struct ddsm *d, int (*body)(struct ddsm *d, void *arg),
 				errno = e;
 				return -1;
 			}
-			why = DDSM_TX_USER;
+			why = tx_last_reason;
 			continue;
 		}
 		if (ddsm_tx_commit(d, &why) == 0)
