@@ -72,6 +72,31 @@ fail:
 	return -1;
 }
 
+/* What the API refuses (docs/api.md), checked once on node 0. */
+static void refusals(void)
+{
+	char buf[8192] = { 0 };
+	uint32_t reason = 0;
+	void *p;
+
+	p = ddsm_map(&d, REGION, 4096, PROT_READ | PROT_WRITE);
+	tap(!p && errno == EACCES, "mmap of a transactional region: %s",
+	    p ? "mapped" : strerror(errno));
+	if (p)
+		ddsm_unmap(&d, p, 4096);
+	tap(ddsm_tx_read(&d, REGION, 8, buf, &reason) < 0 && errno == EINVAL,
+	    "tx read without a transaction: EINVAL");
+	if (ddsm_tx_begin(&d) < 0)
+		tap_bail("begin: %s", strerror(errno));
+	tap(ddsm_tx_begin(&d) < 0 && errno == EBUSY, "second begin: EBUSY");
+	tap(ddsm_tx_read(&d, FLAGS, 8, buf, &reason) < 0 && errno == EINVAL,
+	    "tx read outside every region: EINVAL");
+	tap(ddsm_tx_write(&d, REGION, buf, 5000, &reason) < 0 && errno == EINVAL,
+	    "tx write of 5000 bytes: EINVAL");
+	tap(ddsm_tx_abort(&d) == 0, "abort");
+	tap(ddsm_tx_abort(&d) < 0 && errno == EINVAL, "abort again: EINVAL");
+}
+
 /* The total over every account, in one transaction (retried). */
 static int total(int64_t *sum)
 {
@@ -139,6 +164,8 @@ int main(int argc, char **argv)
 			break;
 	}
 	flags = (volatile uint64_t *)map_window(&d, fl, 4096);
+	if (!me)
+		refusals();
 	if (!me) {
 		int64_t v = START;
 		uint32_t reason = 0;
