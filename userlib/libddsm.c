@@ -308,3 +308,120 @@ const char *ddsm_unit_state_name(uint32_t state)
 	}
 	return "unknown";
 }
+
+int ddsm_tx_region(struct ddsm *d, uint64_t gaddr, uint64_t len)
+{
+	struct ddsm_tx_region_arg a = { .gaddr = gaddr, .len = len };
+
+	return ioctl(d->fd, DDSM_IOC_TX_REGION, &a) < 0 ? -1 : 0;
+}
+
+/* The last abort's reason on this thread, for ddsm_tx_run()'s report. */
+static __thread uint32_t tx_last_reason;
+
+static int tx_call(struct ddsm *d, unsigned long cmd, uint64_t gaddr,
+		   const void *buf, size_t len, uint32_t *reason)
+{
+	struct ddsm_tx_arg a = {
+		.gaddr = gaddr,
+		.buf = (uintptr_t)buf,
+		.len = (uint32_t)len,
+	};
+	int ret;
+
+	if (len > UINT32_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	ret = ioctl(d->fd, cmd, &a);
+	if (ret < 0 && errno == ECANCELED)
+		tx_last_reason = a.reason;
+	if (reason)
+		*reason = ret < 0 && errno == ECANCELED ? a.reason : 0;
+	return ret < 0 ? -1 : 0;
+}
+
+int ddsm_tx_begin(struct ddsm *d)
+{
+	return tx_call(d, DDSM_IOC_TX_BEGIN, 0, NULL, 0, NULL);
+}
+
+int ddsm_tx_read(struct ddsm *d, uint64_t gaddr, size_t len, void *buf,
+		 uint32_t *reason)
+{
+	return tx_call(d, DDSM_IOC_TX_READ, gaddr, buf, len, reason);
+}
+
+int ddsm_tx_write(struct ddsm *d, uint64_t gaddr, const void *buf,
+		  size_t len, uint32_t *reason)
+{
+	return tx_call(d, DDSM_IOC_TX_WRITE, gaddr, buf, len, reason);
+}
+
+int ddsm_tx_commit(struct ddsm *d, uint32_t *reason)
+{
+	return tx_call(d, DDSM_IOC_TX_COMMIT, 0, NULL, 0, reason);
+}
+
+int ddsm_tx_abort(struct ddsm *d)
+{
+	return tx_call(d, DDSM_IOC_TX_ABORT, 0, NULL, 0, NULL);
+}
+
+int ddsm_tx_status(struct ddsm *d, struct ddsm_tx_status *st)
+{
+	return ioctl(d->fd, DDSM_IOC_TX_STATUS, st) < 0 ? -1 : 0;
+}
+
+static const char *const tx_reasons[DDSM_TX_REASON_NR] = {
+	[DDSM_TX_COMMITTED] = "committed",
+	[DDSM_TX_SQUASHED] = "squashed",
+	[DDSM_TX_NACKED] = "nacked",
+	[DDSM_TX_READ_LOCKED] = "read_locked",
+	[DDSM_TX_PEER_DOWN] = "peer_down",
+	[DDSM_TX_TIMEOUT] = "timeout",
+	[DDSM_TX_FULL] = "full",
+	[DDSM_TX_USER] = "user",
+};
+
+const char *ddsm_tx_reason_name(uint32_t reason)
+{
+	return reason < DDSM_TX_REASON_NR ? tx_reasons[reason] : "?";
+}
+
+int ddsm_tx_run(struct ddsm *d, int (*body)(struct ddsm *d, void *arg),
+		void *arg, unsigned int max_tries, uint32_t *reason)
+{
+	unsigned int seed = (unsigned int)(uintptr_t)arg ^ (unsigned int)getpid();
+	unsigned int tries, backoff = 8;
+	uint32_t why = 0;
+
+	for (tries = 0; tries < max_tries; tries++) {
+		if (tries) {
+			usleep(rand_r(&seed) % backoff);
+			if (backoff < 1024)
+				backoff *= 2;
+		}
+		if (ddsm_tx_begin(d) < 0)
+			return -1;
+		if (body(d, arg) < 0) {
+			if (errno != ECANCELED) {
+				int e = errno;
+
+				ddsm_tx_abort(d);
+				errno = e;
+				return -1;
+			}
+			why = tx_last_reason;
+			continue;
+		}
+		if (ddsm_tx_commit(d, &why) == 0)
+			return 0;
+		if (errno != ECANCELED)
+			return -1;
+	}
+	if (reason)
+		*reason = why;
+	errno = ECANCELED;
+	return -1;
+}

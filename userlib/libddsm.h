@@ -224,6 +224,39 @@ const char *ddsm_peer_state_name(uint32_t state);
  */
 const char *ddsm_unit_state_name(uint32_t state);
 
+/*
+ * HADES transactions (docs/transactions.md), over transactional regions
+ * only (ddsm_tx_region()), one transaction at a time per handle: give
+ * each thread its own struct ddsm.  A call that finds the transaction
+ * aborted fails with errno ECANCELED and, if @reason is not NULL, stores
+ * why (enum ddsm_tx_reason); the handle then has no transaction.
+ */
+/* Declare [gaddr, gaddr + len) transactional, on every node, before use. */
+int ddsm_tx_region(struct ddsm *d, uint64_t gaddr, uint64_t len);
+int ddsm_tx_begin(struct ddsm *d);
+int ddsm_tx_read(struct ddsm *d, uint64_t gaddr, size_t len, void *buf,
+		 uint32_t *reason);
+int ddsm_tx_write(struct ddsm *d, uint64_t gaddr, const void *buf,
+		  size_t len, uint32_t *reason);
+/* 0: committed; -1 with ECANCELED and *@reason: aborted. */
+int ddsm_tx_commit(struct ddsm *d, uint32_t *reason);
+int ddsm_tx_abort(struct ddsm *d);
+int ddsm_tx_status(struct ddsm *d, struct ddsm_tx_status *st);
+const char *ddsm_tx_reason_name(uint32_t reason);
+
+/*
+ * ddsm_tx_run() - run @body in transactions until one commits
+ *
+ * @body begins nothing: it issues reads and writes and returns 0 to ask
+ * for the commit, or -1 with errno (ECANCELED: the transaction aborted,
+ * retried; anything else: given up, the transaction aborted).  At most
+ * @max_tries attempts, with a random back-off growing to about 1 ms.
+ * Return: 0 committed; -1 with errno (ECANCELED when every attempt
+ * aborted, *@reason the last cause).
+ */
+int ddsm_tx_run(struct ddsm *d, int (*body)(struct ddsm *d, void *arg),
+		void *arg, unsigned int max_tries, uint32_t *reason);
+
 #ifdef __cplusplus
 }
 #endif

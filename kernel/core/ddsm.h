@@ -181,6 +181,7 @@ struct ddsm_replica {
 };
 
 struct ddsm_persist;
+struct ddsm_txs;
 
 struct ddsm_node {
 	struct ddsm_params params;
@@ -199,6 +200,7 @@ struct ddsm_node {
 	struct ddsm_persist *persist;	/* core/persist.c, or NULL */
 	struct ddsm_barrier barrier;
 	struct ddsm_replica replica;
+	struct ddsm_txs *tx;		/* HADES transactions (tx.h) */
 	struct ddsm_stats stats;
 
 	struct mutex rx_lock;		/* the receive path, in arrival order */

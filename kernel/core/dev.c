@@ -14,20 +14,44 @@
 #include <linux/string.h>
 #include "ddsm.h"
 #include "ioctl_check.h"
+#include "tx.h"
+
+/* An open file: its node, and its transaction (one at a time). */
+struct ddsm_file {
+	struct ddsm_node *n;
+	struct mutex tx_lock;	/* the file's transaction calls, in turn */
+	struct ddsm_tx *tx;
+};
 
 static struct ddsm_node *node_of(struct file *file)
 {
-	struct miscdevice *misc = file->private_data;
-
-	return container_of(misc, struct ddsm_node, misc);
+	return ((struct ddsm_file *)file->private_data)->n;
 }
 
 static int ddsm_open(struct inode *inode, struct file *file)
 {
-	struct ddsm_node *n = node_of(file);
+	struct miscdevice *misc = file->private_data;
+	struct ddsm_node *n = container_of(misc, struct ddsm_node, misc);
+	struct ddsm_file *f = kzalloc(sizeof(*f), GFP_KERNEL);
 
+	if (!f)
+		return -ENOMEM;
+	f->n = n;
+	mutex_init(&f->tx_lock);
+	file->private_data = f;
 	file->f_mapping = n->mapping;
 	return nonseekable_open(inode, file);
+}
+
+static int ddsm_release(struct inode *inode, struct file *file)
+{
+	struct ddsm_file *f = file->private_data;
+
+	down_read(&f->n->cfg_sem);
+	ddsm_txio_release(f->n, &f->tx);
+	up_read(&f->n->cfg_sem);
+	kfree(f);
+	return 0;
 }
 
 static int ddsm_mmap(struct file *file, struct vm_area_struct *vma)
@@ -41,6 +65,9 @@ static int ddsm_mmap(struct file *file, struct vm_area_struct *vma)
 	down_read(&n->cfg_sem);
 	ret = ddsm_check_mmap_arg(&n->space, !!(vma->vm_flags & VM_MAYSHARE),
 				  !!(vma->vm_flags & VM_EXEC), off, len);
+	/* Transactional data never enters coherence (docs/transactions.md). */
+	if (!ret && ddsm_tx_region_overlaps(n, off, len))
+		ret = -EACCES;
 	if (!ret)
 		ddsm_mm_setup_vma(n, vma);
 	up_read(&n->cfg_sem);
@@ -157,6 +184,40 @@ static long ioctl_configure(struct ddsm_node *n, void __user *arg)
  * fault and take mmap_lock, and mmap() takes cfg_sem under mmap_lock;
  * with a CONFIGURE queued for the write side the two orders deadlock.
  */
+static long ioctl_tx(struct file *file, unsigned int cmd, void __user *uarg)
+{
+	struct ddsm_file *f = file->private_data;
+	struct ddsm_node *n = f->n;
+	union {
+		struct ddsm_tx_arg a;
+		struct ddsm_tx_region_arg r;
+		struct ddsm_tx_status st;
+	} u;
+	long ret;
+
+	if (cmd != DDSM_IOC_TX_STATUS &&
+	    copy_from_user(&u, uarg, _IOC_SIZE(cmd)))
+		return -EFAULT;
+	/* User buffers are copied under cfg_sem here: tx ranges are never mapped. */
+	down_read(&n->cfg_sem);
+	if (cmd == DDSM_IOC_TX_STATUS) {
+		ddsm_tx_status(n, &u.st);
+		ret = 0;
+	} else if (cmd == DDSM_IOC_TX_REGION) {
+		ret = ddsm_tx_region_add(n, &u.r);
+	} else {
+		mutex_lock(&f->tx_lock);
+		u.a.reason = 0;
+		ret = ddsm_txio_ioctl(n, &f->tx, cmd, &u.a);
+		mutex_unlock(&f->tx_lock);
+	}
+	up_read(&n->cfg_sem);
+	if ((!ret || ret == -ECANCELED) && (_IOC_DIR(cmd) & _IOC_READ) &&
+	    copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
+		ret = -EFAULT;
+	return ret;
+}
+
 static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct ddsm_node *n = node_of(file);
@@ -174,6 +235,14 @@ static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	switch (cmd) {
 	case DDSM_IOC_CONFIGURE:
 		return ioctl_configure(n, uarg);
+	case DDSM_IOC_TX_REGION:
+	case DDSM_IOC_TX_BEGIN:
+	case DDSM_IOC_TX_READ:
+	case DDSM_IOC_TX_WRITE:
+	case DDSM_IOC_TX_COMMIT:
+	case DDSM_IOC_TX_ABORT:
+	case DDSM_IOC_TX_STATUS:
+		return ioctl_tx(file, cmd, uarg);
 	case DDSM_IOC_PEER:
 	case DDSM_IOC_HOME:
 	case DDSM_IOC_PERSIST:
@@ -250,6 +319,7 @@ static int ddsm_fsync(struct file *file, loff_t start, loff_t end,
 static const struct file_operations ddsm_fops = {
 	.owner = THIS_MODULE,
 	.open = ddsm_open,
+	.release = ddsm_release,
 	.mmap = ddsm_mmap,
 	.unlocked_ioctl = ddsm_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,

@@ -18,6 +18,7 @@
 #include <linux/string.h>
 #include <linux/debugfs.h>
 #include "ddsm.h"
+#include "tx.h"
 #include "../pmem/layout.h"
 
 #define DDSM_FS_MAGIC		0x6464736d	/* "ddsm" */
@@ -305,6 +306,9 @@ static int __init ddsm_init(void)
 	n->params.cluster_id = cluster_id;
 	n->params.nr_backups = nr_backups;
 	ddsm_node_init_locks(n);
+	ret = ddsm_tx_init(n);
+	if (ret)
+		goto err_free;
 
 	nr = ddsm_parse_nodes(nodes, port, addrs);
 	if (nr < 0) {
@@ -353,8 +357,10 @@ err_mapping:
 err_debugfs:
 	debugfs_remove_recursive(ddsm_debugfs);
 err_free:
-	if (n)
+	if (n) {
+		ddsm_tx_free(n);
 		ddsm_key_free(&n->params);
+	}
 	kfree(addrs);
 	kfree(n);
 	return ret;
@@ -370,6 +376,7 @@ static void __exit ddsm_exit(void)
 	ddsm_node_unbuild(n);
 	debugfs_remove_recursive(ddsm_debugfs);
 	ddsm_mapping_exit(n);
+	ddsm_tx_free(n);
 	ddsm_key_free(&n->params);
 	kfree(n);
 	pr_info("unloaded\n");

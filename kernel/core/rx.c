@@ -10,6 +10,7 @@
 #include <linux/printk.h>
 #include "ddsm.h"
 #include "trace.h"
+#include "tx.h"
 
 static int run_send(struct ddsm_node *n, const struct ddsm_msg *m)
 {
@@ -210,6 +211,13 @@ void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
 		ddsm_replica_rx(n, &m, data);
 		return;
 	}
+	if (ddsm_msg_is_tx(m.type)) {
+		if (ddsm_msg_tx_to_home(m.type))
+			ddsm_txnode_rx(n, &m, data);
+		else
+			ddsm_txio_rx(n, &m, data);
+		return;
+	}
 	let_access_run(n, &m);
 
 	mutex_lock(&n->rx_lock);
@@ -294,6 +302,8 @@ static void peer_down(struct ddsm_node *n, u32 node)
 	mutex_unlock(&n->rx_lock);
 	ddsm_rejoin_down(n, node);
 	ddsm_barrier_peer_down(n, node);
+	ddsm_txnode_peer_down(n, node);
+	ddsm_txio_peer_down(n, node);
 	ddsm_replica_peer(n, node, false);
 	pr_info("ddsm: node %u gone: %llu units settled, %llu units now lost here, %llu orphaned copies kept\n",
 		node, changed, n->dir.stats.lost - n->dir.stats.restored,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "msg.h"
+#include "txid.h"
 
 void ddsm_msg_encode(const struct ddsm_msg *m, struct ddsm_wire_msg *w)
 {
@@ -23,14 +24,48 @@ void ddsm_msg_encode(const struct ddsm_msg *m, struct ddsm_wire_msg *w)
 static bool type_may_carry_data(u8 type)
 {
 	return type == DDSM_MSG_ACK || type == DDSM_MSG_WRITEBACK ||
-	       type == DDSM_MSG_EVICT_MODIFIED || type == DDSM_MSG_REPLICA;
+	       type == DDSM_MSG_EVICT_MODIFIED || type == DDSM_MSG_REPLICA ||
+	       type == DDSM_MSG_TX_READ_REPLY || type == DDSM_MSG_TX_INTEND;
 }
 
 /* Which types must carry a unit of data. */
 static bool type_needs_data(u8 type)
 {
 	return type == DDSM_MSG_WRITEBACK || type == DDSM_MSG_EVICT_MODIFIED ||
-	       type == DDSM_MSG_REPLICA;
+	       type == DDSM_MSG_REPLICA || type == DDSM_MSG_TX_INTEND;
+}
+
+/*
+ * Transactions: a request comes from the transaction's coordinator (the
+ * node of its id) to the home of @unit; an answer from that home to the
+ * coordinator.  A TX_READ names lines inside its unit; a reply carries
+ * the data or says why not, never both.
+ */
+static bool tx_fits(const struct ddsm_space *s, const struct ddsm_msg *m,
+		    u32 home)
+{
+	struct ddsm_txid id = ddsm_txid_unpack(m->copyset);
+	u32 first = m->acks & 0xff, last = m->acks >> 8;
+
+	if (!id.epoch || m->state || m->requester != id.node)
+		return false;
+	if (ddsm_msg_tx_to_home(m->type)) {
+		if (home != s->node_id || id.node != m->src)
+			return false;
+	} else if (home != m->src || id.node != s->node_id) {
+		return false;
+	}
+	if (m->type == DDSM_MSG_TX_READ) {
+		if (first > last || last >= DDSM_TX_LINES_PER_UNIT)
+			return false;
+	} else if (m->acks) {
+		return false;
+	}
+	if (m->type == DDSM_MSG_TX_NACK)
+		return m->err;
+	if (m->type == DDSM_MSG_TX_READ_REPLY)
+		return !m->err != !(m->flags & DDSM_MF_DATA);
+	return !m->err;
 }
 
 /*
@@ -106,6 +141,8 @@ static bool nodes_fit(const struct ddsm_space *s, const struct ddsm_msg *m,
 		       !(m->copyset & ~BIT_ULL(ddsm_space_pred_of(s, m->src)));
 	case DDSM_MSG_COPIES_DONE:
 		return s->nr_backups && m->requester == m->src;
+	case DDSM_MSG_TX_READ ... DDSM_MSG_TX_SQUASH:
+		return tx_fits(s, m, home);
 	}
 	return false;
 }
@@ -117,6 +154,9 @@ static bool fields_fit(const struct ddsm_space *s, const struct ddsm_msg *m)
 
 	if (m->state > DDSM_G_M)
 		return false;
+	/* Transactions: checked whole by nodes_fit (tx_fits). */
+	if (ddsm_msg_is_tx(m->type))
+		return true;
 	/* A REPLICA's copyset is the image's timestamp. */
 	if ((m->copyset & ~node_mask) && m->type != DDSM_MSG_REPLICA)
 		return false;
@@ -217,6 +257,14 @@ static const char *const type_names[DDSM_MSG_NR] = {
 	[DDSM_MSG_REPLICA_SYNC] = "REPLICA_SYNC",
 	[DDSM_MSG_FAILOVER] = "FAILOVER",
 	[DDSM_MSG_COPIES_DONE] = "COPIES_DONE",
+	[DDSM_MSG_TX_READ] = "TX_READ",
+	[DDSM_MSG_TX_READ_REPLY] = "TX_READ_REPLY",
+	[DDSM_MSG_TX_INTEND] = "TX_INTEND",
+	[DDSM_MSG_TX_ACK] = "TX_ACK",
+	[DDSM_MSG_TX_NACK] = "TX_NACK",
+	[DDSM_MSG_TX_VALIDATE] = "TX_VALIDATE",
+	[DDSM_MSG_TX_ABORT] = "TX_ABORT",
+	[DDSM_MSG_TX_SQUASH] = "TX_SQUASH",
 };
 
 const char *ddsm_msg_type_name(u8 type)

@@ -64,6 +64,21 @@ enum ddsm_msg_type {
 	DDSM_MSG_REPLICA_SYNC,	/* home -> backup */
 	DDSM_MSG_FAILOVER,	/* any -> any */
 	DDSM_MSG_COPIES_DONE,	/* any -> the backup that took over */
+	/*
+	 * HADES transactions (core/txio.c, core/txnode.c), apart from
+	 * coherence: @copyset is the transaction id (txid.h), whose node is
+	 * the coordinator; @unit one homed at the home involved; @seq the
+	 * coordinator's request number.  TX_READ's @acks holds the first
+	 * and last line read, inside @unit (first | last << 8).
+	 */
+	DDSM_MSG_TX_READ,	/* coordinator -> home */
+	DDSM_MSG_TX_READ_REPLY,	/* home -> coordinator, data, or @err */
+	DDSM_MSG_TX_INTEND,	/* coordinator -> home, data: txpack.h */
+	DDSM_MSG_TX_ACK,	/* home -> coordinator: partial lock taken */
+	DDSM_MSG_TX_NACK,	/* home -> coordinator, @err */
+	DDSM_MSG_TX_VALIDATE,	/* coordinator -> home: apply, unlock */
+	DDSM_MSG_TX_ABORT,	/* coordinator -> home: forget it */
+	DDSM_MSG_TX_SQUASH,	/* home -> coordinator: doomed */
 	DDSM_MSG_NR,
 };
 
@@ -177,6 +192,26 @@ static inline bool ddsm_msg_is_persist(u8 type)
 static inline bool ddsm_msg_is_replica(u8 type)
 {
 	return type >= DDSM_MSG_REPLICA && type <= DDSM_MSG_COPIES_DONE;
+}
+
+/* HADES transactions: handled apart too (core/txio.c, core/txnode.c). */
+static inline bool ddsm_msg_is_tx(u8 type)
+{
+	return type >= DDSM_MSG_TX_READ && type <= DDSM_MSG_TX_SQUASH;
+}
+
+/* ... and of those, the ones a home serves. */
+static inline bool ddsm_msg_tx_to_home(u8 type)
+{
+	return type == DDSM_MSG_TX_READ || type == DDSM_MSG_TX_INTEND ||
+	       type == DDSM_MSG_TX_VALIDATE || type == DDSM_MSG_TX_ABORT;
+}
+
+/* TX_READ's lines inside its unit. */
+#define DDSM_TX_LINES_PER_UNIT	64
+static inline u16 ddsm_tx_read_lines(u32 first, u32 last)
+{
+	return (u16)(first | last << 8);
 }
 
 const char *ddsm_msg_type_name(u8 type);

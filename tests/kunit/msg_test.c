@@ -5,6 +5,7 @@
  */
 #include <kunit/test.h>
 #include "../../kernel/proto/msg.h"
+#include "../../kernel/proto/txid.h"
 
 #define NODES	3
 #define UNITS	16
@@ -357,6 +358,88 @@ static void msg_replica_roles(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
 }
 
+/*
+ * HADES transactions: requests from the coordinator (the txid's node) to
+ * the home of @unit, answers back; TX_READ's lines stay in the unit; a
+ * reply carries data or an errno, a NACK an errno, nothing else one.
+ */
+static void msg_tx_roles(struct kunit *test)
+{
+	struct msg_ctx *c = test->priv;
+	struct ddsm_txid id = { .node = 2, .slot = 5, .epoch = 9 };
+	struct ddsm_msg m = {
+		.type = DDSM_MSG_TX_READ, .src = 2, .dst = 1, .requester = 2,
+		.acks = ddsm_tx_read_lines(3, 7), .seq = 1, .unit = 4,
+		.copyset = ddsm_txid_pack(id),
+	};
+
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 2));
+	KUNIT_EXPECT_EQ(test, 0, memcmp(&m, &c->m, sizeof(m)));
+	m.acks = ddsm_tx_read_lines(7, 3);		/* first > last */
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 2));
+	m.acks = ddsm_tx_read_lines(3, 64);		/* past the unit */
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 2));
+	m.acks = ddsm_tx_read_lines(0, 63);
+	m.unit = 5;					/* homed on node 2 */
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 2));
+	m.unit = 4;
+	m.copyset = ddsm_txid_pack(id) & ~0xffffffffULL;	/* epoch 0 */
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 2));
+	id.node = 0;					/* not the sender's */
+	m.copyset = ddsm_txid_pack(id);
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 2));
+	id.node = 2;
+	m.copyset = ddsm_txid_pack(id);
+	m.flags = DDSM_MF_DATA;				/* a read carries none */
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FLAGS, roundtrip(c, &m, 2));
+	m.flags = 0;
+	m.err = 5;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 2));
+	m.err = 0;
+
+	/* An Intend needs its page. */
+	m.type = DDSM_MSG_TX_INTEND;
+	m.acks = 0;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FLAGS, roundtrip(c, &m, 2));
+	m.flags = DDSM_MF_DATA;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 2));
+	m.acks = 1;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 2));
+
+	/* Answers: from the home of @unit (node 0 for unit 3) to us. */
+	id.node = 1;
+	m = (struct ddsm_msg){
+		.type = DDSM_MSG_TX_READ_REPLY, .flags = DDSM_MF_DATA,
+		.src = 0, .dst = 1, .requester = 1, .seq = 1, .unit = 3,
+		.copyset = ddsm_txid_pack(id),
+	};
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
+	m.err = EAGAIN;					/* data and errno */
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	m.flags = 0;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
+	m.err = 0;					/* neither */
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	m.type = DDSM_MSG_TX_NACK;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	m.err = EBUSY;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
+	m.type = DDSM_MSG_TX_ACK;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	m.err = 0;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
+	m.type = DDSM_MSG_TX_SQUASH;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
+	m.unit = 4;					/* not the sender's */
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	m.unit = 3;
+	id.node = 2;					/* not our transaction */
+	m.copyset = ddsm_txid_pack(id);
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	KUNIT_EXPECT_STREQ(test, "TX_SQUASH",
+			   ddsm_msg_type_name(DDSM_MSG_TX_SQUASH));
+}
+
 static struct kunit_case msg_cases[] = {
 	KUNIT_CASE(msg_roundtrip_keeps_fields),
 	KUNIT_CASE(msg_rejects_bad_length),
@@ -368,6 +451,7 @@ static struct kunit_case msg_cases[] = {
 	KUNIT_CASE(msg_rejects_bad_fields),
 	KUNIT_CASE(msg_persist_roles),
 	KUNIT_CASE(msg_replica_roles),
+	KUNIT_CASE(msg_tx_roles),
 	KUNIT_CASE(msg_survives_garbage),
 	KUNIT_CASE(msg_names),
 	{}

@@ -17,8 +17,9 @@
  *                     [--emulate PATH:NODE:NODES]
  *   -w  workload (default smallbank)
  *   --backend  occ (default): software OCC over plain ddsm memory;
- *       hades: the kernel's transactions, not built yet: refused with a
- *       message, exit 1
+ *       hades: the kernel's transactions (DDSM_IOC_TX_*); the tables are
+ *       then a transactional region after the mapped window; without
+ *       /dev/ddsm (--emulate) refused with a message, exit 1
  *   -n  accounts (SmallBank) or records (YCSB-T) (default 10000)
  *   -t  threads per node (default 1)
  *   -s  seconds of timed run (default 10, may be fractional), or -o
@@ -86,6 +87,7 @@
 #include "wl.h"
 
 #define DEF_BASE	(96ULL << 20)
+#define HADES_GAP	(32ULL << 20)	/* hades: tables this far after -b */
 
 enum { C_NONCE, C_WL, C_BACKEND, C_RECORDS, C_STRIDE, C_DATA, C_HOT,
 	C_HOTPCT, C_READ, C_TXOPS, C_THREADS, C_FLAGS, C_LOGUNITS, C_WORDS };
@@ -266,10 +268,22 @@ static void plan(void)
 	L.table_units = (o.records * cfg.stride + DSM_UNIT - 1) / DSM_UNIT;
 	L.tally_units = (L.tables * o.records * 8 + DSM_UNIT - 1) / DSM_UNIT;
 	L.log_units = o.check ? o.log_mib * (1048576 / DSM_UNIT) : 0;
-	ww.results = WL_HEAD_UNITS(nodes) + L.tables * L.table_units;
 	ww.result_units = 1 + L.tally_units + L.log_units;
-	L.units = ww.results + (uint64_t)nodes * ww.result_units;
-	cfg.table[0] = o.c.base + WL_HEAD_UNITS(nodes) * DSM_UNIT;
+	if (o.backend == TXN_HADES) {
+		/*
+		 * The tables are a transactional region, which may not be
+		 * mapped: they go after the mapped window (head, results).
+		 */
+		ww.results = WL_HEAD_UNITS(nodes);
+		L.units = ww.results + (uint64_t)nodes * ww.result_units;
+		/* 32 MiB on: runs of other sizes keep tables and window apart. */
+		cfg.table[0] = o.c.base + ((L.units * DSM_UNIT + HADES_GAP - 1) /
+					   HADES_GAP) * HADES_GAP;
+	} else {
+		ww.results = WL_HEAD_UNITS(nodes) + L.tables * L.table_units;
+		L.units = ww.results + (uint64_t)nodes * ww.result_units;
+		cfg.table[0] = o.c.base + WL_HEAD_UNITS(nodes) * DSM_UNIT;
+	}
 	cfg.table[1] = cfg.table[0] + L.table_units * DSM_UNIT;
 	cfg.hot = o.hot;
 	cfg.hot_frac = o.hot_frac;
@@ -575,7 +589,7 @@ int main(int argc, char **argv)
 	env.backend = o.backend;
 	if (txn_env_init(&env)) {
 		/* Before any barrier: every node stops alone, at once. */
-		printf("not ok - backend %s: HADES backend needs the kernel's DDSM_IOC_TX_* (not built yet)\n",
+		printf("not ok - backend %s: HADES backend needs /dev/ddsm\n",
 		       txn_backend_name(o.backend));
 		return 1;
 	}
@@ -588,6 +602,10 @@ int main(int argc, char **argv)
 		tap_bail("%d nodes x %d threads: too many lock owners", nodes,
 			 o.c.threads);
 	plan();
+	if (txn_env_region(&env, cfg.table[0],
+			   L.tables * L.table_units * DSM_UNIT))
+		tap_bail("cannot declare the tables transactional: %s",
+			 strerror(errno));
 	wl_win_map(&ww, &w, o.c.base, L.units, o.c.timeout);
 	env.base = ww.p;
 	env.gbase = o.c.base;

@@ -10,7 +10,7 @@
  *   version moved under a read, a held lock at commit, a read-set record
  *   locked at validation) and releases what the transaction had locked;
  *   read-your-writes; txn_run() retries conflicts but not the workload's
- *   own aborts; the HADES backend refuses with -EOPNOTSUPP.
+ *   own aborts; the HADES backend, without /dev/ddsm, refuses with -ENODEV.
  * - Write skew, interleaved by hand: OCC aborts the second writer; with
  *   the planted bug (no read-set validation) both commit, and the
  *   checker finds the rw/rw cycle in their logs.
@@ -232,12 +232,13 @@ static void hades_refuses(void)
 	}
 	msg[strcspn(msg, "\n")] = 0;
 	check(txn_parse_backend("hades", &b) == 0 && b == TXN_HADES &&
-	      txn_parse_backend("farm", &b) == -1 && r == -EOPNOTSUPP &&
-	      !strcmp(msg, "HADES backend needs the kernel's DDSM_IOC_TX_* (not built yet)"),
-	      "hades: selected by name, refused with -EOPNOTSUPP and \"%s\"",
+	      txn_parse_backend("farm", &b) == -1 && r == -ENODEV &&
+	      !strncmp(msg, "HADES backend needs /dev/ddsm", 29),
+	      "hades without /dev/ddsm: selected by name, refused with -ENODEV and \"%s\"",
 	      msg);
 	txn_init(tx, &h, 0, 0, 1);
-	check(txn_begin(tx) == -EOPNOTSUPP, "hades: txn_begin refuses too");
+	check(txn_begin(tx) == -ENODEV, "hades: txn_begin refuses too");
+	txn_destroy(tx);
 	free(tx);
 }
 
@@ -615,7 +616,7 @@ static void txbench_tests(const char *dir)
 	      "planted bug: YCSB-T's generations show lost updates (try %d)",
 	      tries);
 	ht_emu_run(&e, dir, "ddsm-txbench", hades,
-		   "HADES backend needs the kernel's DDSM_IOC_TX_* (not built yet)",
+		   "HADES backend needs /dev/ddsm",
 		   false);
 	check(e.failed == HT_EMU_NODES && e.found && e.secs < 10,
 	      "--backend hades: every node exits non-zero at once, with the message (%.2f s)",

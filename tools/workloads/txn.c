@@ -18,29 +18,7 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-/*
- * A backend: the front end (txn_*()) checks the transaction's state,
- * counts, logs and retries around these.  read() and write() return 0 or
- * txn_doom()'s TXN_ABORTED (or -errno); commit() returns TXN_C_NONE once
- * committed, else the cause, and abort() then releases whatever commit()
- * took.  For the log, a backend keeps tx->rs (records read, versions
- * read) and tx->ws (records written, the version each had when the commit
- * took it) up to date.
- */
-struct txn_ops {
-	uint32_t hdr;		/* bytes in front of a record's data */
-	void (*begin)(struct txn *tx);
-	int (*read)(struct txn *tx, uint64_t gaddr, void *buf, uint32_t len);
-	int (*write)(struct txn *tx, uint64_t gaddr, const void *buf,
-		     uint32_t len);
-	enum txn_cause (*commit)(struct txn *tx);
-	void (*abort)(struct txn *tx);
-	void (*rec_init)(const struct txn_env *env, uint64_t gaddr,
-			 const void *data, uint32_t len, uint64_t version);
-	void (*rec_peek)(const struct txn_env *env, uint64_t gaddr,
-			 void *data, uint32_t len, uint64_t *version,
-			 uint64_t *owner);
-};
+#include "txn_ops.h"
 
 #define TXN_VERSION(w)	((w) >> TXN_OWNER_BITS)
 #define TXN_OWNER(w)	((w) & TXN_OWNER_MASK)
@@ -56,6 +34,9 @@ static const char *const cause_names[TXN_C_NR] = {
 	[TXN_C_VERSION] = "version",
 	[TXN_C_OVERFLOW] = "overflow",
 	[TXN_C_USER] = "user",
+	[TXN_C_SQUASHED] = "squashed",
+	[TXN_C_NACKED] = "nacked",
+	[TXN_C_HOME] = "home",
 };
 
 const char *txn_cause_name(enum txn_cause c)
@@ -83,6 +64,8 @@ static const struct txn_ops *txn_ops_of(enum txn_backend b);
 
 int txn_env_init(struct txn_env *env)
 {
+	if (env->backend == TXN_HADES)
+		return txn_hades_env_init(env);
 	if (txn_ops_of(env->backend))
 		return 0;
 	/*
@@ -145,16 +128,19 @@ void txn_init(struct txn *tx, const struct txn_env *env, int node,
 	tx->owner = 1 + (uint64_t)node * (uint64_t)threads + (uint64_t)thread;
 	tx->id_base = (uint64_t)node << 48 | (uint64_t)thread << 32;
 	tx->rng = wl_mix64(tx->owner);
+	if (env->backend == TXN_HADES)
+		txn_hades_init(tx);
 }
 
 void txn_destroy(struct txn *tx)
 {
+	txn_hades_destroy(tx);
 	free(tx->log.w);
 	tx->log.w = NULL;
 }
 
 /* Doom the transaction: the caller's later operations fail at once. */
-static int txn_doom(struct txn *tx, enum txn_cause cause)
+int txn_doom(struct txn *tx, enum txn_cause cause)
 {
 	if (tx->cause == TXN_C_NONE)
 		tx->cause = cause;
@@ -392,14 +378,9 @@ static const struct txn_ops occ_ops = {
 	.rec_peek = occ_rec_peek,
 };
 
-/*
- * HADES: NULL until its ops call DDSM_IOC_TX_* (records need no header;
- * commit() returns the kernel's abort reason; rs/ws carry whatever
- * versions the kernel can give, for the log).
- */
 static const struct txn_ops *const txn_backends[] = {
 	[TXN_OCC] = &occ_ops,
-	[TXN_HADES] = NULL,
+	[TXN_HADES] = &txn_hades_ops,
 };
 
 static const struct txn_ops *txn_ops_of(enum txn_backend b)
@@ -470,6 +451,8 @@ int txn_begin(struct txn *tx)
 
 	if (!ops)
 		return -EOPNOTSUPP;
+	if (tx->env->backend == TXN_HADES && !tx->dev)
+		return -ENODEV;
 	tx->ops = ops;
 	tx->active = true;
 	tx->cause = TXN_C_NONE;

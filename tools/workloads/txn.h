@@ -7,9 +7,9 @@
  *   occ    a FaRM-like software OCC in user space over plain ddsm memory
  *          (the HADES paper's "SW-Impl" baseline), below;
  *   hades  the kernel's HADES transactions (issue 13) through
- *          DDSM_IOC_TX_*.  Not built yet: txn_env_init() refuses it with
- *          -EOPNOTSUPP and says so, it never falls back to something else.
- *          It plugs in as txn.c's struct txn_ops for TXN_HADES.
+ *          DDSM_IOC_TX_* (txn_hades.c), each thread on its own handle of
+ *          /dev/ddsm.  Without the device txn_env_init() refuses it with
+ *          -ENODEV and says so; it never falls back to something else.
  *
  * A record is named by its global address (the address of its first
  * byte, header included) and holds up to TXN_MAX_DATA bytes of data.  A
@@ -99,6 +99,10 @@ enum txn_cause {
 	TXN_C_VERSION,		/* commit: read-set record's version moved */
 	TXN_C_OVERFLOW,		/* read or write set full */
 	TXN_C_USER,		/* the workload gave up: not a conflict */
+	/* HADES (the kernel's enum ddsm_tx_reason) */
+	TXN_C_SQUASHED,		/* a committing writer doomed it */
+	TXN_C_NACKED,		/* a home refused its Intend */
+	TXN_C_HOME,		/* a home down, silent or full */
 	TXN_C_NR
 };
 
@@ -109,8 +113,11 @@ enum txn_cause {
 #define TXN_F_LOG		0x1u	/* keep the serializability log */
 #define TXN_F_SKIP_VALIDATE	0x2u	/* planted bug: commit skips step 2 */
 
+struct ddsm;
+
 struct txn_env {
 	enum txn_backend backend;
+	struct ddsm *dev;	/* hades: loading and checking records */
 	char *base;		/* where global address gbase is mapped */
 	uint64_t gbase, len;	/* the records' window */
 	unsigned int flags;
@@ -169,6 +176,7 @@ struct txn {
 	uint32_t wused;
 	struct txn_stats st;
 	struct txn_log log;
+	struct ddsm *dev;	/* hades: this thread's handle */
 	uint64_t rng;		/* back-off */
 	unsigned char wbuf[TXN_WBUF];
 };
@@ -179,6 +187,12 @@ struct txn {
  */
 int txn_env_init(struct txn_env *env);
 const char *txn_backend_name(enum txn_backend b);
+/*
+ * Records in [@gaddr, +@len) are the backend's only: HADES declares the
+ * range transactional (every node, before mapping anything of it); 0 or
+ * -errno.  Nothing to do for OCC.
+ */
+int txn_env_region(struct txn_env *env, uint64_t gaddr, uint64_t len);
 /* "occ" or "hades" -> 0 and *@b; -1 for anything else. */
 int txn_parse_backend(const char *s, enum txn_backend *b);
 const char *txn_cause_name(enum txn_cause c);

@@ -13,6 +13,7 @@
  *   EINVAL    MAP_PRIVATE
  *   EPERM     PROT_EXEC requested
  *   ENXIO     [offset, offset + length) does not fit in the global space
+ *   EACCES    the window overlaps a transactional region (DDSM_IOC_TX_REGION)
  * A later mprotect(PROT_EXEC) fails with EACCES.
  *
  * ioctl errors:
@@ -27,7 +28,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define DDSM_ABI_VERSION	5
+#define DDSM_ABI_VERSION	6
 #define DDSM_UNIT_SHIFT		12
 #define DDSM_UNIT_SIZE		(1ULL << DDSM_UNIT_SHIFT)
 #define DDSM_MAX_NODES		64
@@ -356,6 +357,118 @@ struct ddsm_region_arg {
 	__u32 reserved;
 };
 
+/*
+ * HADES transactions (docs/transactions.md).  They run on transactional
+ * regions only (DDSM_IOC_TX_REGION): a region is declared on every node
+ * before any of it is mapped, mmap of a range overlapping one fails with
+ * EACCES, and the committed copy of its data is always its home's frame,
+ * read and written only through the calls below.  One transaction at a
+ * time per open file.
+ *
+ * Every TX ioctl but BEGIN and REGION fails with ECANCELED when the
+ * transaction is over because it aborted; @reason then says why (enum
+ * ddsm_tx_reason) and the file has no transaction any more.  Other
+ * errors: EINVAL (flags, reserved fields, length, an address outside
+ * every transactional region, or no transaction running), E2BIG (more
+ * than DDSM_TX_MAX_WRITES writes, DDSM_TX_WBUF bytes of them, or writes
+ * at one home that do not fit in one DDSM_UNIT_SIZE Intend), EFAULT,
+ * EBUSY (BEGIN with a transaction running).
+ */
+enum ddsm_tx_reason {
+	DDSM_TX_COMMITTED	= 0,
+	DDSM_TX_SQUASHED	= 1,	/* a committing writer doomed it */
+	DDSM_TX_NACKED		= 2,	/* a home refused its Intend */
+	DDSM_TX_READ_LOCKED	= 3,	/* reads kept meeting a commit's lock */
+	DDSM_TX_PEER_DOWN	= 4,	/* a home it needed went down */
+	DDSM_TX_TIMEOUT		= 5,	/* a home did not answer in time */
+	DDSM_TX_FULL		= 6,	/* a home's transaction table is full */
+	DDSM_TX_USER		= 7,	/* DDSM_IOC_TX_ABORT */
+	DDSM_TX_REASON_NR,
+};
+
+#define DDSM_TX_MAX_WRITES	64	/* DDSM_IOC_TX_WRITE calls per transaction */
+#define DDSM_TX_WBUF		16384	/* bytes they may buffer in all */
+#define DDSM_TX_MAX_REGIONS	16
+
+/**
+ * struct ddsm_tx_region_arg - declare a transactional region (DDSM_IOC_TX_REGION)
+ * @gaddr:	in: unit aligned global address
+ * @len:	in: bytes, unit multiple, not 0
+ * @flags:	in: must be 0
+ * @reserved:	in: must be 0
+ *
+ * A region overlapping or touching declared ones is merged with them.
+ * Errors: EINVAL (alignment, length, flags), ERANGE (outside the space),
+ * EBUSY (a unit of the range is cached here), ENOSPC (more than
+ * DDSM_TX_MAX_REGIONS).  Regions last until the module is unloaded.
+ */
+struct ddsm_tx_region_arg {
+	__u64 gaddr;
+	__u64 len;
+	__u32 flags;
+	__u32 reserved;
+};
+
+/**
+ * struct ddsm_tx_arg - DDSM_IOC_TX_{BEGIN,READ,WRITE,COMMIT,ABORT}
+ * @gaddr:	in (READ, WRITE): global address in a transactional region
+ * @buf:	in (READ, WRITE): user buffer
+ * @len:	in (READ, WRITE): bytes, 1..DDSM_UNIT_SIZE
+ * @flags:	in: must be 0
+ * @reason:	out: enum ddsm_tx_reason when the call fails with ECANCELED
+ * @reserved:	in: must be 0
+ * @txid:	out: the transaction's id (node << 48 | slot << 32 | epoch)
+ *
+ * READ copies the committed data as of the transaction's serialisation
+ * point, its own earlier writes laid over it.  WRITE buffers the data
+ * until COMMIT.  COMMIT returns 0 once every home holds the commit's
+ * lock (the writes become visible as the homes apply them; a later read
+ * of a line not yet applied waits for it, never sees the old data).
+ */
+struct ddsm_tx_arg {
+	__u64 gaddr;
+	__u64 buf;
+	__u32 len;
+	__u32 flags;
+	__u32 reason;
+	__u32 reserved;
+	__u64 txid;
+};
+
+/**
+ * struct ddsm_tx_status - this node's transaction counters (DDSM_IOC_TX_STATUS)
+ * @begins:	transactions begun by this node's files
+ * @commits:	... committed
+ * @aborts:	... aborted, by enum ddsm_tx_reason (index 0 unused)
+ * @reads:	DDSM_IOC_TX_READ calls
+ * @read_retries: reads a home refused because a commit held the line
+ * @intends_sent: Intend-to-commit messages sent (or run locally)
+ * @home_reads:	reads served as a home
+ * @home_intends: Intends received as a home
+ * @home_nacks:	... refused
+ * @home_squashes: running transactions doomed here as a home
+ * @home_validations: commits applied here as a home
+ * @home_aborts: aborts received as a home
+ * @home_rollbacks: locked commits of a dead coordinator rolled back here
+ * @home_full:	transactions refused for want of a table entry
+ */
+struct ddsm_tx_status {
+	__u64 begins;
+	__u64 commits;
+	__u64 aborts[DDSM_TX_REASON_NR];
+	__u64 reads;
+	__u64 read_retries;
+	__u64 intends_sent;
+	__u64 home_reads;
+	__u64 home_intends;
+	__u64 home_nacks;
+	__u64 home_squashes;
+	__u64 home_validations;
+	__u64 home_aborts;
+	__u64 home_rollbacks;
+	__u64 home_full;
+};
+
 #define DDSM_IOC_MAGIC	0xDD
 #define DDSM_IOC_STATUS	_IOR(DDSM_IOC_MAGIC, 0x01, struct ddsm_status)
 #define DDSM_IOC_PEER	_IOWR(DDSM_IOC_MAGIC, 0x02, struct ddsm_peer_info)
@@ -364,5 +477,13 @@ struct ddsm_region_arg {
 #define DDSM_IOC_PMEM_STATUS _IOR(DDSM_IOC_MAGIC, 0x05, struct ddsm_pmem_status)
 #define DDSM_IOC_PERSIST _IOW(DDSM_IOC_MAGIC, 0x06, struct ddsm_persist_arg)
 #define DDSM_IOC_REGION	_IOWR(DDSM_IOC_MAGIC, 0x07, struct ddsm_region_arg)
+
+#define DDSM_IOC_TX_REGION _IOW(DDSM_IOC_MAGIC, 0x10, struct ddsm_tx_region_arg)
+#define DDSM_IOC_TX_BEGIN _IOWR(DDSM_IOC_MAGIC, 0x11, struct ddsm_tx_arg)
+#define DDSM_IOC_TX_READ _IOWR(DDSM_IOC_MAGIC, 0x12, struct ddsm_tx_arg)
+#define DDSM_IOC_TX_WRITE _IOWR(DDSM_IOC_MAGIC, 0x13, struct ddsm_tx_arg)
+#define DDSM_IOC_TX_COMMIT _IOWR(DDSM_IOC_MAGIC, 0x14, struct ddsm_tx_arg)
+#define DDSM_IOC_TX_ABORT _IOWR(DDSM_IOC_MAGIC, 0x15, struct ddsm_tx_arg)
+#define DDSM_IOC_TX_STATUS _IOR(DDSM_IOC_MAGIC, 0x16, struct ddsm_tx_status)
 
 #endif /* _UAPI_LINUX_DDSM_H */

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * HADES transactions in the module (issue 13, docs/transactions.md): the
+ * glue between the pure protocol (proto/txhome.h, txcoord.h, txpack.h)
+ * and the node.  Approach (A) of the notes' section 9: transactional
+ * data lives only in its home's frames, never in a cache; reads are
+ * served by the home (txnode.c), writes are buffered by the coordinator
+ * (txio.c) and travel with Intend-to-commit.
+ *
+ * Locking: txs->lock (a spinlock) guards the coordinator slot table and
+ * every slot's reply state; home->lock (a mutex) serialises the home
+ * side: the txhome table, the Intend pages it keeps and the home frames'
+ * transactional lines, so a read's filter insert and its data copy are
+ * one step, and so is a Validation's apply with the lock release.
+ */
+#ifndef DDSM_CORE_TX_H
+#define DDSM_CORE_TX_H
+
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <uapi/linux/ddsm.h>
+#include "../proto/txhome.h"
+#include "../proto/txcoord.h"
+
+#define DDSM_TX_SLOTS		64	/* running transactions per node */
+#define DDSM_TXH_ENTRIES	256	/* transactions a home tracks */
+#define DDSM_TX_READ_TRIES	64	/* a read refused by a lock, re-asked */
+
+struct ddsm_node;
+struct page;
+
+/* One running transaction of an open file (txio.c). */
+struct ddsm_tx {
+	struct ddsm_txc c;		/* under txs->lock */
+	u16 slot;
+	u8 reason;			/* enum ddsm_tx_reason once doomed */
+	bool doomed;			/* squashed, or a home went down */
+	u32 seq;			/* the request awaited */
+	bool done;			/* its answer arrived */
+	int err;			/* ... with this errno */
+	struct page *reply;		/* TX_READ_REPLY's data */
+	u64 home_unit[DDSM_MAX_NODES];	/* a unit at each involved home */
+	u32 nw;
+	u32 wused;
+	struct {
+		u64 gaddr;
+		u32 len;
+		u32 off;
+	} w[DDSM_TX_MAX_WRITES];
+	u8 *wbuf;			/* DDSM_TX_WBUF bytes */
+};
+
+/* The home side (txnode.c). */
+struct ddsm_txhome {
+	struct mutex lock;		/* everything below, and tx lines of frames */
+	struct ddsm_txh h;
+	struct ddsm_txh_entry *entries;
+	struct page **intend;		/* per entry: its Intend, until decided */
+};
+
+struct ddsm_txs {
+	spinlock_t lock;		/* slot, last, and each slot's reply state */
+	struct ddsm_tx *slot[DDSM_TX_SLOTS];
+	struct ddsm_txc last[DDSM_TX_SLOTS];	/* epochs, squash runs */
+	wait_queue_head_t wait;
+	struct ddsm_txhome home;
+	struct mutex regions_lock;	/* nr_regions, regions */
+	u32 nr_regions;
+	struct {
+		u64 gaddr;
+		u64 len;
+	} regions[DDSM_TX_MAX_REGIONS];
+	atomic64_t begins, commits, reads, read_retries, intends_sent;
+	atomic64_t aborts[DDSM_TX_REASON_NR];
+	atomic64_t home_rollbacks;
+};
+
+int ddsm_tx_init(struct ddsm_node *n);
+void ddsm_tx_free(struct ddsm_node *n);
+
+/* txregion.c */
+bool ddsm_tx_region_overlaps(struct ddsm_node *n, u64 gaddr, u64 len);
+/* Is [gaddr, gaddr + len) inside one transactional region? */
+bool ddsm_tx_region_holds(struct ddsm_node *n, u64 gaddr, u64 len);
+int ddsm_tx_region_add(struct ddsm_node *n,
+		       const struct ddsm_tx_region_arg *a);
+
+/* txnode.c: a home's side.  Each returns the answer's errno (0: ACK). */
+int ddsm_txnode_read(struct ddsm_node *n, u64 txid, u64 unit, u32 first,
+		     u32 last, struct page *out);
+/* @unit: one homed here, for the squashes' headers. */
+int ddsm_txnode_intend(struct ddsm_node *n, u64 txid, u64 unit,
+		       struct page *data);
+void ddsm_txnode_validate(struct ddsm_node *n, u64 txid);
+void ddsm_txnode_abort(struct ddsm_node *n, u64 txid);
+int ddsm_tx_send(struct ddsm_node *n, const struct ddsm_msg *m,
+		 struct page *data);
+/* Received from a peer: serve and answer. */
+void ddsm_txnode_rx(struct ddsm_node *n, const struct ddsm_msg *m,
+		    struct page *data);
+void ddsm_txnode_peer_down(struct ddsm_node *n, u32 node);
+
+/* txio.c: the coordinator's side. */
+void ddsm_txio_rx(struct ddsm_node *n, const struct ddsm_msg *m,
+		  struct page *data);
+/* A home doomed @txid (a message, or this node's own home side). */
+void ddsm_txio_squash(struct ddsm_node *n, u64 txid);
+void ddsm_txio_peer_down(struct ddsm_node *n, u32 node);
+/* The ioctls: @tx is the file's slot pointer. */
+long ddsm_txio_ioctl(struct ddsm_node *n, struct ddsm_tx **tx,
+		     unsigned int cmd, struct ddsm_tx_arg *a);
+void ddsm_txio_release(struct ddsm_node *n, struct ddsm_tx **tx);
+void ddsm_tx_status(struct ddsm_node *n, struct ddsm_tx_status *st);
+
+#endif /* DDSM_CORE_TX_H */

@@ -1,0 +1,633 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HADES at the coordinator (docs/transactions.md): one transaction per
+ * open file, its reads asked of the lines' homes, its writes buffered
+ * here until commit, the commit run by proto/txcoord.c's state machine.
+ * Lines homed on this node go through the same home code (txnode.c),
+ * called directly instead of through a message.
+ *
+ * Every wait for a home is bounded by fault_timeout_ms; a home that
+ * does not answer aborts the transaction (DDSM_TX_TIMEOUT), one that
+ * goes down aborts it too (DDSM_TX_PEER_DOWN) unless it had ACKed every
+ * Intend already (then the commit stands).  A squash marks the
+ * transaction doomed; the file's next call returns the abort.
+ */
+#include <linux/delay.h>
+#include <linux/highmem.h>
+#include <linux/jiffies.h>
+#include <linux/moduleparam.h>
+#include <linux/printk.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include "ddsm.h"
+#include "tx.h"
+#include "../proto/txpack.h"
+
+/*
+ * Test only (tests/vm/txdeath.sh): hold every commit this long between
+ * its last ACK and its Validations, so that a node killed mid-run almost
+ * surely leaves commits locked at the survivors.
+ */
+static unsigned int tx_validate_delay_ms;
+module_param(tx_validate_delay_ms, uint, 0644);
+MODULE_PARM_DESC(tx_validate_delay_ms, "Test only: pause between a commit's last ACK and its Validations (ms, default 0)");
+
+static u64 txid_of(const struct ddsm_tx *t)
+{
+	return ddsm_txid_pack(t->c.id);
+}
+
+static u32 self(struct ddsm_node *n)
+{
+	return n->space.node_id;
+}
+
+static long wait_ms(void)
+{
+	return msecs_to_jiffies(ddsm_fault_timeout_ms());
+}
+
+/* The transaction a message names, if it still runs; txs->lock held. */
+static struct ddsm_tx *find(struct ddsm_txs *ts, u64 txid)
+{
+	struct ddsm_tx *t = ts->slot[ddsm_txid_unpack(txid).slot %
+				     DDSM_TX_SLOTS];
+
+	return t && txid_of(t) == txid ? t : NULL;
+}
+
+static void doom(struct ddsm_txs *ts, struct ddsm_tx *t, u8 reason)
+{
+	if (!t->doomed) {
+		t->doomed = true;
+		t->reason = reason;
+	}
+	wake_up_all(&ts->wait);
+}
+
+void ddsm_txio_squash(struct ddsm_node *n, u64 txid)
+{
+	struct ddsm_txs *ts = n->tx;
+	struct ddsm_tx *t;
+
+	spin_lock(&ts->lock);
+	t = find(ts, txid);
+	if (t) {
+		int r = ddsm_txc_squash(&t->c, txid);
+
+		if (r == DDSM_TXC_ABORTED)
+			doom(ts, t, DDSM_TX_SQUASHED);
+		else if (r < 0)
+			pr_warn_ratelimited("ddsm: tx %#llx: squash after its last ACK\n",
+					    txid);
+	}
+	spin_unlock(&ts->lock);
+}
+
+/* A home's answer to the Intend; txs->lock held. */
+static void answered(struct ddsm_txs *ts, struct ddsm_tx *t, u32 home,
+		     bool ack)
+{
+	int r = ddsm_txc_answer(&t->c, txid_of(t), home, ack);
+
+	if (r == DDSM_TXC_ABORTED && !ack)
+		doom(ts, t, DDSM_TX_NACKED);
+	wake_up_all(&ts->wait);
+}
+
+void ddsm_txio_rx(struct ddsm_node *n, const struct ddsm_msg *m,
+		  struct page *data)
+{
+	struct ddsm_txs *ts = n->tx;
+	struct ddsm_tx *t;
+
+	if (m->type == DDSM_MSG_TX_SQUASH) {
+		ddsm_txio_squash(n, m->copyset);
+		return;
+	}
+	spin_lock(&ts->lock);
+	t = find(ts, m->copyset);
+	if (!t)
+		goto out;	/* a transaction that ended: nothing waits */
+	switch (m->type) {
+	case DDSM_MSG_TX_READ_REPLY:
+		if (m->seq != t->seq || t->done)
+			break;
+		if (data)
+			copy_highpage(t->reply, data);
+		t->err = -(int)m->err;
+		t->done = true;
+		wake_up_all(&ts->wait);
+		break;
+	case DDSM_MSG_TX_ACK:
+	case DDSM_MSG_TX_NACK:
+		answered(ts, t, m->src, m->type == DDSM_MSG_TX_ACK);
+		break;
+	}
+out:
+	spin_unlock(&ts->lock);
+}
+
+void ddsm_txio_peer_down(struct ddsm_node *n, u32 node)
+{
+	struct ddsm_txs *ts = n->tx;
+	u32 i;
+
+	spin_lock(&ts->lock);
+	for (i = 0; i < DDSM_TX_SLOTS; i++) {
+		struct ddsm_tx *t = ts->slot[i];
+
+		if (t && (t->c.involved & BIT_ULL(node)) &&
+		    t->c.state != DDSM_TXC_COMMITTED)
+			doom(ts, t, DDSM_TX_PEER_DOWN);
+	}
+	spin_unlock(&ts->lock);
+}
+
+static int send_to_home(struct ddsm_node *n, struct ddsm_tx *t, u8 type,
+			u32 home, u64 unit, u16 lines, struct page *data)
+{
+	struct ddsm_msg m = {
+		.type = type,
+		.flags = data ? DDSM_MF_DATA : 0,
+		.src = (u16)self(n),
+		.dst = (u16)home,
+		.requester = (u16)self(n),
+		.acks = lines,
+		.seq = t->seq,
+		.unit = unit,
+		.copyset = txid_of(t),
+	};
+
+	return ddsm_tx_send(n, &m, data);
+}
+
+/* Note that the transaction involves @unit's home; returns the home. */
+static u32 touch(struct ddsm_node *n, struct ddsm_tx *t, u64 unit)
+{
+	u32 home = ddsm_unit_home(&n->space, unit);
+
+	spin_lock(&n->tx->lock);
+	if (!(t->c.involved & BIT_ULL(home)))
+		t->home_unit[home] = unit;
+	ddsm_txc_touch(&t->c, home);
+	spin_unlock(&n->tx->lock);
+	return home;
+}
+
+/* One home read of lines [first, last] of @unit into t->reply. */
+static int read_once(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
+		     u32 first, u32 last)
+{
+	struct ddsm_txs *ts = n->tx;
+	u32 home = touch(n, t, unit);
+	long left;
+	int ret;
+
+	if (home == self(n))
+		return ddsm_txnode_read(n, txid_of(t), unit, first, last,
+					t->reply);
+	spin_lock(&ts->lock);
+	t->seq++;
+	t->done = false;
+	spin_unlock(&ts->lock);
+	ret = send_to_home(n, t, DDSM_MSG_TX_READ, home, unit,
+			   ddsm_tx_read_lines(first, last), NULL);
+	if (ret)
+		return -EHOSTDOWN;
+	left = wait_event_timeout(ts->wait, READ_ONCE(t->done) ||
+				  READ_ONCE(t->doomed), wait_ms());
+	spin_lock(&ts->lock);
+	ret = t->done ? t->err : t->doomed ? -ECANCELED : -ETIMEDOUT;
+	spin_unlock(&ts->lock);
+	return left || ret != -ETIMEDOUT ? ret : -ETIMEDOUT;
+}
+
+/* Home reads, a line held by a commit asked again; 0 or why not. */
+static int read_unit(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
+		     u32 first, u32 last)
+{
+	int tries, ret = -EAGAIN;
+
+	for (tries = 0; tries < DDSM_TX_READ_TRIES && ret == -EAGAIN;
+	     tries++) {
+		if (tries) {
+			atomic64_inc(&n->tx->read_retries);
+			usleep_range(100, 200);
+		}
+		ret = read_once(n, t, unit, first, last);
+	}
+	return ret;
+}
+
+/* The transaction's own writes laid over what it read, in their order. */
+static void own_writes(struct ddsm_tx *t, u64 gaddr, u8 *buf, u32 len)
+{
+	u32 i;
+
+	for (i = 0; i < t->nw; i++) {
+		u64 a = max(gaddr, t->w[i].gaddr);
+		u64 b = min(gaddr + len, t->w[i].gaddr + t->w[i].len);
+
+		if (a < b)
+			memcpy(buf + (a - gaddr),
+			       t->wbuf + t->w[i].off + (a - t->w[i].gaddr),
+			       b - a);
+	}
+}
+
+static u8 reason_of(int err)
+{
+	switch (err) {
+	case -EAGAIN:
+		return DDSM_TX_READ_LOCKED;
+	case -ESTALE:
+	case -ECANCELED:
+		return DDSM_TX_SQUASHED;
+	case -ENOSPC:
+		return DDSM_TX_FULL;
+	case -ETIMEDOUT:
+		return DDSM_TX_TIMEOUT;
+	default:
+		return DDSM_TX_PEER_DOWN;
+	}
+}
+
+/*
+ * A read whose parts came from different homes is whole only if no
+ * commit came between them.  A commit that changed an earlier part and
+ * was applied at a later part's home before we read it had doomed us at
+ * the earlier home first (Validation follows every home's ACK), so asking
+ * the earlier homes once more finds the tombstone (-ESTALE).  Without
+ * this a doomed transaction could see a record half old, half new before
+ * its abort.
+ */
+static int confirm(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
+		   u32 len)
+{
+	u64 last = ddsm_gaddr_unit(gaddr + len - 1), unit;
+	u32 home = ddsm_unit_home(&n->space, last);
+	/* A line the read covered already: the filters gain nothing. */
+	u32 line = (gaddr & (DDSM_UNIT_SIZE - 1)) >> DDSM_LINE_SHIFT;
+	int ret = 0;
+
+	for (unit = ddsm_gaddr_unit(gaddr); unit < last && !ret; unit++) {
+		if (ddsm_unit_home(&n->space, unit) != home)
+			ret = read_unit(n, t, unit, line, line);
+		line = 0;
+	}
+	return ret;
+}
+
+static int do_read(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
+		   u8 *buf, u32 len, u8 *reason)
+{
+	u32 done = 0;
+	int ret;
+
+	atomic64_inc(&n->tx->reads);
+	while (done < len) {
+		u64 a = gaddr + done, unit = ddsm_gaddr_unit(a);
+		u32 off = a & (DDSM_UNIT_SIZE - 1);
+		u32 chunk = min_t(u32, len - done, DDSM_UNIT_SIZE - off);
+		u32 first = off >> DDSM_LINE_SHIFT;
+		u32 last = (off + chunk - 1) >> DDSM_LINE_SHIFT;
+		u8 *p;
+
+		ret = read_unit(n, t, unit, first, last);
+		if (ret == -EINVAL || ret == -E2BIG || ret == -ENOMEM)
+			return ret;
+		if (ret) {
+			*reason = t->doomed ? t->reason : reason_of(ret);
+			return -ECANCELED;
+		}
+		p = kmap_local_page(t->reply);
+		memcpy(buf + done, p + off, chunk);
+		kunmap_local(p);
+		done += chunk;
+	}
+	ret = confirm(n, t, gaddr, len);
+	if (ret) {
+		*reason = t->doomed ? t->reason : reason_of(ret);
+		return -ECANCELED;
+	}
+	own_writes(t, gaddr, buf, len);
+	return 0;
+}
+
+static int do_write(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
+		    const u8 *buf, u32 len)
+{
+	u32 done = 0;
+
+	while (done < len) {
+		u64 a = gaddr + done;
+		u32 off = a & (DDSM_UNIT_SIZE - 1);
+		u32 chunk = min_t(u32, len - done, DDSM_UNIT_SIZE - off);
+
+		if (t->nw == DDSM_TX_MAX_WRITES ||
+		    t->wused + chunk > DDSM_TX_WBUF)
+			return -E2BIG;
+		touch(n, t, ddsm_gaddr_unit(a));
+		t->w[t->nw].gaddr = a;
+		t->w[t->nw].len = chunk;
+		t->w[t->nw].off = t->wused;
+		memcpy(t->wbuf + t->wused, buf + done, chunk);
+		t->wused += chunk;
+		t->nw++;
+		done += chunk;
+	}
+	return 0;
+}
+
+/* Tell every involved home the outcome (Validation or Abort). */
+static void tell_homes(struct ddsm_node *n, struct ddsm_tx *t, bool commit)
+{
+	u64 involved = t->c.involved;
+	u32 h;
+
+	for (h = 0; h < n->space.nr_nodes; h++) {
+		if (!(involved & BIT_ULL(h)))
+			continue;
+		if (h == self(n)) {
+			if (commit)
+				ddsm_txnode_validate(n, txid_of(t));
+			else
+				ddsm_txnode_abort(n, txid_of(t));
+			continue;
+		}
+		send_to_home(n, t, commit ? DDSM_MSG_TX_VALIDATE :
+			     DDSM_MSG_TX_ABORT, h, t->home_unit[h], 0, NULL);
+	}
+}
+
+/* The transaction is over: its slot keeps the epoch for the next one. */
+static void finish(struct ddsm_node *n, struct ddsm_tx **tp, u8 reason)
+{
+	struct ddsm_txs *ts = n->tx;
+	struct ddsm_tx *t = *tp;
+
+	if (reason == DDSM_TX_COMMITTED)
+		atomic64_inc(&ts->commits);
+	else if (reason < DDSM_TX_REASON_NR)
+		atomic64_inc(&ts->aborts[reason]);
+	spin_lock(&ts->lock);
+	ts->last[t->slot] = t->c;
+	ts->slot[t->slot] = NULL;
+	spin_unlock(&ts->lock);
+	if (t->reply)
+		put_page(t->reply);
+	kfree(t->wbuf);
+	kfree(t);
+	*tp = NULL;
+}
+
+/* Abort: the homes forget it (their tombstones go too). */
+static void abort_tx(struct ddsm_node *n, struct ddsm_tx **tp, u8 reason)
+{
+	struct ddsm_tx *t = *tp;
+
+	spin_lock(&n->tx->lock);
+	if (t->c.state == DDSM_TXC_RUNNING)
+		ddsm_txc_abort(&t->c);
+	spin_unlock(&n->tx->lock);
+	tell_homes(n, t, false);
+	finish(n, tp, reason);
+}
+
+/* The writes at @home as one Intend payload; -E2BIG past one page. */
+static int build_intend(struct ddsm_node *n, struct ddsm_tx *t, u32 home,
+			struct page *page)
+{
+	void *p = kmap_local_page(page);
+	int ret = 0;
+	u32 i;
+
+	ddsm_txp_init(p, t->c.involved);
+	for (i = 0; i < t->nw && !ret; i++)
+		if (ddsm_unit_home(&n->space,
+				   ddsm_gaddr_unit(t->w[i].gaddr)) == home)
+			ret = ddsm_txp_add(p, t->w[i].gaddr,
+					   t->wbuf + t->w[i].off, t->w[i].len);
+	kunmap_local(p);
+	return ret;
+}
+
+static int do_commit(struct ddsm_node *n, struct ddsm_tx **tp, u8 *reason)
+{
+	struct ddsm_txs *ts = n->tx;
+	struct ddsm_tx *t = *tp;
+	struct page *pages[DDSM_MAX_NODES] = { NULL };
+	u64 to = t->c.involved;
+	u32 h;
+	int ret = 0, state;
+
+	for (h = 0; h < n->space.nr_nodes && !ret; h++) {
+		if (!(to & BIT_ULL(h)))
+			continue;
+		pages[h] = alloc_page(GFP_KERNEL);
+		ret = pages[h] ? build_intend(n, t, h, pages[h]) : -ENOMEM;
+	}
+	if (ret) {
+		abort_tx(n, tp, DDSM_TX_USER);
+		goto out;
+	}
+	spin_lock(&ts->lock);
+	ret = t->doomed ? -ECANCELED : ddsm_txc_commit(&t->c, &to);
+	spin_unlock(&ts->lock);
+	if (ret)
+		goto aborted;
+	for (h = 0; h < n->space.nr_nodes; h++) {
+		if (!(to & BIT_ULL(h)) || h == self(n))
+			continue;
+		atomic64_inc(&ts->intends_sent);
+		if (send_to_home(n, t, DDSM_MSG_TX_INTEND, h, t->home_unit[h],
+				 0, pages[h])) {
+			spin_lock(&ts->lock);
+			doom(ts, t, DDSM_TX_PEER_DOWN);
+			spin_unlock(&ts->lock);
+		}
+	}
+	if (to & BIT_ULL(self(n))) {
+		int r;
+
+		atomic64_inc(&ts->intends_sent);
+		r = ddsm_txnode_intend(n, txid_of(t), t->home_unit[self(n)],
+				       pages[self(n)]);
+		spin_lock(&ts->lock);
+		answered(ts, t, self(n), !r);
+		spin_unlock(&ts->lock);
+	}
+	wait_event_timeout(ts->wait, READ_ONCE(t->c.state) !=
+			   DDSM_TXC_COMMITTING || READ_ONCE(t->doomed),
+			   wait_ms());
+	spin_lock(&ts->lock);
+	state = t->c.state;
+	if (state == DDSM_TXC_COMMITTING)
+		doom(ts, t, DDSM_TX_TIMEOUT);
+	spin_unlock(&ts->lock);
+	if (state == DDSM_TXC_COMMITTED) {
+		if (READ_ONCE(tx_validate_delay_ms))
+			msleep(min(READ_ONCE(tx_validate_delay_ms), 1000u));
+		tell_homes(n, t, true);
+		finish(n, tp, DDSM_TX_COMMITTED);
+		goto out;
+	}
+aborted:
+	ret = -ECANCELED;
+	*reason = t->doomed ? t->reason : DDSM_TX_NACKED;
+	abort_tx(n, tp, *reason);
+out:
+	for (h = 0; h < DDSM_MAX_NODES; h++)
+		if (pages[h])
+			put_page(pages[h]);
+	return ret;
+}
+
+static int do_begin(struct ddsm_node *n, struct ddsm_tx **tp)
+{
+	struct ddsm_txs *ts = n->tx;
+	struct ddsm_tx *t;
+	u32 i;
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	t->wbuf = kmalloc(DDSM_TX_WBUF, GFP_KERNEL);
+	t->reply = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!t->wbuf || !t->reply) {
+		if (t->reply)
+			put_page(t->reply);
+		kfree(t->wbuf);
+		kfree(t);
+		return -ENOMEM;
+	}
+	spin_lock(&ts->lock);
+	for (i = 0; i < DDSM_TX_SLOTS && ts->slot[i]; i++)
+		;
+	if (i < DDSM_TX_SLOTS) {
+		t->slot = (u16)i;
+		t->c = ts->last[i];
+		ddsm_txc_begin(&t->c, (u16)self(n), (u16)i);
+		ts->slot[i] = t;
+	}
+	spin_unlock(&ts->lock);
+	if (i == DDSM_TX_SLOTS) {
+		put_page(t->reply);
+		kfree(t->wbuf);
+		kfree(t);
+		return -EAGAIN;
+	}
+	atomic64_inc(&ts->begins);
+	*tp = t;
+	return 0;
+}
+
+static int copy_args(struct ddsm_node *n, const struct ddsm_tx_arg *a,
+		     bool write)
+{
+	if (a->flags || a->reserved || !a->len || a->len > DDSM_UNIT_SIZE)
+		return -EINVAL;
+	if (!ddsm_tx_region_holds(n, a->gaddr, a->len)) {
+		pr_warn_ratelimited("ddsm: %s: tx %s of [%#llx, +%u) outside every transactional region\n",
+				    current->comm, write ? "write" : "read",
+				    a->gaddr, a->len);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+long ddsm_txio_ioctl(struct ddsm_node *n, struct ddsm_tx **tp,
+		     unsigned int cmd, struct ddsm_tx_arg *a)
+{
+	u8 reason = DDSM_TX_COMMITTED;
+	u8 *buf = NULL;
+	long ret;
+
+	if (cmd == DDSM_IOC_TX_BEGIN) {
+		if (a->flags || a->reserved)
+			return -EINVAL;
+		if (*tp)
+			return -EBUSY;
+		ret = do_begin(n, tp);
+		if (!ret)
+			a->txid = txid_of(*tp);
+		return ret;
+	}
+	if (!*tp)
+		return -EINVAL;
+	a->txid = txid_of(*tp);
+	if (READ_ONCE((*tp)->doomed) && cmd != DDSM_IOC_TX_ABORT) {
+		a->reason = (*tp)->reason;
+		abort_tx(n, tp, a->reason);
+		return -ECANCELED;
+	}
+	switch (cmd) {
+	case DDSM_IOC_TX_READ:
+	case DDSM_IOC_TX_WRITE:
+		ret = copy_args(n, a, cmd == DDSM_IOC_TX_WRITE);
+		if (ret)
+			return ret;
+		buf = kmalloc(a->len, GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+		if (cmd == DDSM_IOC_TX_WRITE) {
+			ret = copy_from_user(buf, u64_to_user_ptr(a->buf),
+					     a->len) ? -EFAULT :
+			      do_write(n, *tp, a->gaddr, buf, a->len);
+		} else {
+			ret = do_read(n, *tp, a->gaddr, buf, a->len, &reason);
+			if (!ret && copy_to_user(u64_to_user_ptr(a->buf), buf,
+						 a->len))
+				ret = -EFAULT;
+			if (ret == -ECANCELED)
+				abort_tx(n, tp, reason);
+		}
+		kfree(buf);
+		break;
+	case DDSM_IOC_TX_COMMIT:
+		ret = do_commit(n, tp, &reason);
+		break;
+	case DDSM_IOC_TX_ABORT:
+		abort_tx(n, tp, DDSM_TX_USER);
+		ret = 0;
+		break;
+	default:
+		ret = -ENOTTY;
+	}
+	a->reason = reason;
+	return ret;
+}
+
+void ddsm_txio_release(struct ddsm_node *n, struct ddsm_tx **tp)
+{
+	if (*tp)
+		abort_tx(n, tp, DDSM_TX_USER);
+}
+
+void ddsm_tx_status(struct ddsm_node *n, struct ddsm_tx_status *st)
+{
+	struct ddsm_txs *ts = n->tx;
+	struct ddsm_txh_stats hs;
+	u32 i;
+
+	mutex_lock(&ts->home.lock);
+	hs = ts->home.h.stats;
+	mutex_unlock(&ts->home.lock);
+	memset(st, 0, sizeof(*st));
+	st->begins = atomic64_read(&ts->begins);
+	st->commits = atomic64_read(&ts->commits);
+	for (i = 0; i < DDSM_TX_REASON_NR; i++)
+		st->aborts[i] = atomic64_read(&ts->aborts[i]);
+	st->reads = atomic64_read(&ts->reads);
+	st->read_retries = atomic64_read(&ts->read_retries);
+	st->intends_sent = atomic64_read(&ts->intends_sent);
+	st->home_reads = hs.reads;
+	st->home_intends = hs.intends;
+	st->home_nacks = hs.intends_nacked;
+	st->home_squashes = hs.dooms;
+	st->home_validations = hs.validations;
+	st->home_aborts = hs.aborts;
+	st->home_rollbacks = atomic64_read(&ts->home_rollbacks);
+	st->home_full = hs.full;
+}

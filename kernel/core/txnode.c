@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HADES at a home (docs/transactions.md): reads served from the home
+ * frame with the read filter insert under the same lock, Intends taken
+ * into the partial lock (proto/txhome.c decides) with their writes kept
+ * aside, Validation applying them to the frames, Abort dropping them.
+ * Run for remote coordinators from the receive path, and called directly
+ * by this node's own coordinator (txio.c) for the lines homed here.
+ */
+#include <linux/highmem.h>
+#include <linux/printk.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include "ddsm.h"
+#include "tx.h"
+#include "trace.h"
+#include "../proto/txpack.h"
+
+int ddsm_tx_send(struct ddsm_node *n, const struct ddsm_msg *m,
+		 struct page *data)
+{
+	struct ddsm_wire_msg w;
+	int ret;
+
+	if (!n->tp)
+		return -ENOTCONN;
+	ddsm_msg_encode(m, &w);
+	trace_ddsm_msg_send(m);
+	ret = ddsm_transport_send(n->tp, m->dst, &w, sizeof(w), data);
+	if (ret) {
+		atomic64_inc(&n->stats.send_errors);
+		return ret;
+	}
+	atomic64_inc(&n->stats.msgs_sent);
+	return 0;
+}
+
+static u32 entry_index(struct ddsm_txhome *hm, u64 txid)
+{
+	const struct ddsm_txh_entry *e = ddsm_txh_find(&hm->h, txid);
+
+	return e ? (u32)(e - hm->entries) : U32_MAX;
+}
+
+static void drop_intend(struct ddsm_txhome *hm, u32 idx)
+{
+	if (idx < DDSM_TXH_ENTRIES && hm->intend[idx]) {
+		put_page(hm->intend[idx]);
+		hm->intend[idx] = NULL;
+	}
+}
+
+int ddsm_txnode_read(struct ddsm_node *n, u64 txid, u64 unit, u32 first,
+		     u32 last, struct page *out)
+{
+	struct ddsm_txhome *hm = &n->tx->home;
+	u64 line0 = unit << (DDSM_PROTO_UNIT_SHIFT - DDSM_LINE_SHIFT);
+	u64 gaddr = ddsm_unit_gaddr(unit);
+	struct page *frame;
+	int ret;
+
+	if (!ddsm_tx_region_holds(n, gaddr, DDSM_UNIT_SIZE))
+		return -EINVAL;
+	frame = ddsm_frame_get(n, unit, GFP_KERNEL);
+	if (!frame)
+		return -ENOMEM;
+	mutex_lock(&hm->lock);
+	ret = ddsm_txh_read(&hm->h, txid, line0 + first, line0 + last);
+	if (!ret) {
+		u8 *src = kmap_local_page(frame);
+		u8 *dst = kmap_local_page(out);
+		u32 off = first << DDSM_LINE_SHIFT;
+
+		memcpy(dst + off, src + off, (last - first + 1) << DDSM_LINE_SHIFT);
+		kunmap_local(dst);
+		kunmap_local(src);
+	}
+	mutex_unlock(&hm->lock);
+	return ret;
+}
+
+/* Every record of a checked payload inside a transactional region? */
+static bool in_regions(struct ddsm_node *n, const void *p)
+{
+	struct ddsm_txp_it it;
+
+	ddsm_txp_first(p, &it);
+	while (ddsm_txp_next(p, &it))
+		if (!ddsm_tx_region_holds(n, it.gaddr, it.len))
+			return false;
+	return true;
+}
+
+static void squash(struct ddsm_node *n, u64 txid, u64 unit)
+{
+	u16 node = ddsm_txid_unpack(txid).node;
+	struct ddsm_msg m = {
+		.type = DDSM_MSG_TX_SQUASH,
+		.src = (u16)n->space.node_id,
+		.dst = node,
+		.requester = node,
+		.unit = unit,
+		.copyset = txid,
+	};
+
+	if (node == n->space.node_id)
+		ddsm_txio_squash(n, txid);
+	else if (node < n->space.nr_nodes)
+		ddsm_tx_send(n, &m, NULL);
+}
+
+int ddsm_txnode_intend(struct ddsm_node *n, u64 txid, u64 unit,
+		       struct page *data)
+{
+	struct ddsm_txhome *hm = &n->tx->home;
+	struct ddsm_tx_range r[DDSM_TXH_RANGES];
+	u64 *doomed;
+	struct page *keep;
+	u32 nr_doomed = 0, i, idx;
+	void *p;
+	int nr, ret;
+
+	keep = alloc_page(GFP_KERNEL);
+	doomed = kmalloc_array(DDSM_TXH_ENTRIES, sizeof(*doomed), GFP_KERNEL);
+	if (!keep || !doomed) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	copy_highpage(keep, data);
+	p = kmap_local_page(keep);
+	ret = ddsm_txp_check(&n->space, p);
+	if (!ret && !in_regions(n, p))
+		ret = -EINVAL;
+	nr = ret ? ret : ddsm_txp_ranges(p, r, DDSM_TXH_RANGES);
+	kunmap_local(p);
+	if (nr < 0) {
+		ret = nr;
+		pr_warn_ratelimited("ddsm: tx %#llx: Intend refused: %d\n",
+				    txid, ret);
+		/* Forget the transaction here: its coordinator aborts it. */
+		goto out;
+	}
+	mutex_lock(&hm->lock);
+	ret = ddsm_txh_intend(&hm->h, txid, r, nr, doomed, DDSM_TXH_ENTRIES,
+			      &nr_doomed);
+	if (!ret) {
+		idx = entry_index(hm, txid);
+		if (!WARN_ON_ONCE(idx >= DDSM_TXH_ENTRIES)) {
+			drop_intend(hm, idx);
+			hm->intend[idx] = keep;
+			keep = NULL;
+		}
+	}
+	mutex_unlock(&hm->lock);
+	for (i = 0; i < min_t(u32, nr_doomed, DDSM_TXH_ENTRIES); i++)
+		squash(n, doomed[i], unit);
+out:
+	if (keep)
+		put_page(keep);
+	kfree(doomed);
+	return ret;
+}
+
+static void apply(struct ddsm_node *n, struct page *intend)
+{
+	const void *p = kmap_local_page(intend);
+	struct ddsm_txp_it it;
+
+	ddsm_txp_first(p, &it);
+	while (ddsm_txp_next(p, &it)) {
+		u64 unit = ddsm_gaddr_unit(it.gaddr);
+		struct page *frame = ddsm_frame_get(n, unit, GFP_KERNEL);
+		u8 *dst;
+
+		if (!frame) {
+			pr_err_ratelimited("ddsm: tx: no frame for unit %llu: write lost\n",
+					   unit);
+			continue;
+		}
+		dst = kmap_local_page(frame);
+		memcpy(dst + (it.gaddr & (DDSM_UNIT_SIZE - 1)), it.data, it.len);
+		kunmap_local(dst);
+		ddsm_persist_dirty(n, unit);
+	}
+	kunmap_local(p);
+}
+
+void ddsm_txnode_validate(struct ddsm_node *n, u64 txid)
+{
+	struct ddsm_txhome *hm = &n->tx->home;
+	u32 idx;
+
+	mutex_lock(&hm->lock);
+	idx = entry_index(hm, txid);
+	if (ddsm_txh_validate(&hm->h, txid)) {
+		pr_warn_ratelimited("ddsm: tx %#llx: Validation without the lock\n",
+				    txid);
+	} else if (idx < DDSM_TXH_ENTRIES && hm->intend[idx]) {
+		apply(n, hm->intend[idx]);
+		drop_intend(hm, idx);
+	}
+	mutex_unlock(&hm->lock);
+}
+
+void ddsm_txnode_abort(struct ddsm_node *n, u64 txid)
+{
+	struct ddsm_txhome *hm = &n->tx->home;
+
+	mutex_lock(&hm->lock);
+	drop_intend(hm, entry_index(hm, txid));
+	ddsm_txh_abort(&hm->h, txid);
+	mutex_unlock(&hm->lock);
+}
+
+/*
+ * A coordinator went down.  Its running transactions and tombstones are
+ * forgotten.  A commit it had locked here is rolled back: Validation
+ * follows the last ACK, so if no home got one the commit never happened.
+ * (The roll-forward half, for a coordinator that died between two
+ * Validations, is not built: see docs/transactions.md.)
+ */
+void ddsm_txnode_peer_down(struct ddsm_node *n, u32 node)
+{
+	struct ddsm_txhome *hm = &n->tx->home;
+	u32 i;
+
+	mutex_lock(&hm->lock);
+	for (i = 0; i < hm->h.nr; i++) {
+		struct ddsm_txh_entry *e = &hm->entries[i];
+
+		if (e->state == DDSM_TXH_FREE ||
+		    ddsm_txid_unpack(e->txid).node != node)
+			continue;
+		if (e->state == DDSM_TXH_LOCKED)
+			atomic64_inc(&n->tx->home_rollbacks);
+		drop_intend(hm, i);
+		ddsm_txh_abort(&hm->h, e->txid);
+	}
+	mutex_unlock(&hm->lock);
+}
+
+static void answer(struct ddsm_node *n, const struct ddsm_msg *req, u8 type,
+		   int err, struct page *data)
+{
+	struct ddsm_msg m = {
+		.type = type,
+		.flags = data ? DDSM_MF_DATA : 0,
+		.err = (u8)-err,
+		.src = (u16)n->space.node_id,
+		.dst = req->src,
+		.requester = req->src,
+		.seq = req->seq,
+		.unit = req->unit,
+		.copyset = req->copyset,
+	};
+
+	ddsm_tx_send(n, &m, data);
+}
+
+void ddsm_txnode_rx(struct ddsm_node *n, const struct ddsm_msg *m,
+		    struct page *data)
+{
+	struct page *out;
+	int ret;
+
+	switch (m->type) {
+	case DDSM_MSG_TX_READ:
+		out = alloc_page(GFP_KERNEL);
+		ret = out ? ddsm_txnode_read(n, m->copyset, m->unit,
+					     m->acks & 0xff, m->acks >> 8, out) :
+			    -ENOMEM;
+		answer(n, m, DDSM_MSG_TX_READ_REPLY, ret, ret ? NULL : out);
+		if (out)
+			put_page(out);
+		break;
+	case DDSM_MSG_TX_INTEND:
+		ret = ddsm_txnode_intend(n, m->copyset, m->unit, data);
+		answer(n, m, ret ? DDSM_MSG_TX_NACK : DDSM_MSG_TX_ACK, ret,
+		       NULL);
+		break;
+	case DDSM_MSG_TX_VALIDATE:
+		ddsm_txnode_validate(n, m->copyset);
+		break;
+	case DDSM_MSG_TX_ABORT:
+		ddsm_txnode_abort(n, m->copyset);
+		break;
+	}
+}
+
+int ddsm_tx_init(struct ddsm_node *n)
+{
+	struct ddsm_txs *t = kzalloc(sizeof(*t), GFP_KERNEL);
+	u32 i;
+
+	if (!t)
+		return -ENOMEM;
+	t->home.entries = vzalloc(array_size(DDSM_TXH_ENTRIES,
+					     sizeof(*t->home.entries)));
+	t->home.intend = kcalloc(DDSM_TXH_ENTRIES, sizeof(*t->home.intend),
+				 GFP_KERNEL);
+	if (!t->home.entries || !t->home.intend) {
+		vfree(t->home.entries);
+		kfree(t->home.intend);
+		kfree(t);
+		return -ENOMEM;
+	}
+	ddsm_txh_init(&t->home.h, t->home.entries, DDSM_TXH_ENTRIES);
+	mutex_init(&t->home.lock);
+	mutex_init(&t->regions_lock);
+	spin_lock_init(&t->lock);
+	init_waitqueue_head(&t->wait);
+	for (i = 0; i < DDSM_TX_SLOTS; i++)
+		t->last[i].id.slot = (u16)i;
+	n->tx = t;
+	return 0;
+}
+
+void ddsm_tx_free(struct ddsm_node *n)
+{
+	struct ddsm_txs *t = n->tx;
+	u32 i;
+
+	if (!t)
+		return;
+	for (i = 0; i < DDSM_TXH_ENTRIES; i++)
+		drop_intend(&t->home, i);
+	vfree(t->home.entries);
+	kfree(t->home.intend);
+	kfree(t);
+	n->tx = NULL;
+}
