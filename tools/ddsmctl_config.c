@@ -77,6 +77,7 @@ static const struct key keys[] = {
 	{ "pmem_model",        K_ENUM,    U_LOAD,    0, 0, "sync strict read_enf eventual scope" },
 	{ "pmem_check",        K_BOOL,    U_LOAD,    0, 0, NULL },
 	{ "nr_backups",        K_UINT,    U_LOAD,    0, 1, NULL },
+	{ "tx_validate_delay_ms", K_UINT, U_LOAD,   0, 1000, NULL },
 	{ "cluster_id",        K_U64,     U_LOAD,    0, 0, NULL },
 	{ "inject",            K_BOOL,    U_LOAD,    0, 0, NULL },
 	{ "wait_timeout",      K_SECONDS, U_TOOL,    0, 0, NULL },

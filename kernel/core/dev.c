@@ -188,17 +188,30 @@ static long ioctl_tx(struct file *file, unsigned int cmd, void __user *uarg)
 {
 	struct ddsm_file *f = file->private_data;
 	struct ddsm_node *n = f->n;
+	bool rw = cmd == DDSM_IOC_TX_READ || cmd == DDSM_IOC_TX_WRITE;
 	union {
 		struct ddsm_tx_arg a;
 		struct ddsm_tx_region_arg r;
 		struct ddsm_tx_status st;
 	} u;
+	u8 *buf = NULL;
 	long ret;
 
 	if (cmd != DDSM_IOC_TX_STATUS &&
 	    copy_from_user(&u, uarg, _IOC_SIZE(cmd)))
 		return -EFAULT;
-	/* User buffers are copied under cfg_sem here: tx ranges are never mapped. */
+	if (rw) {
+		if (!u.a.len || u.a.len > DDSM_UNIT_SIZE)
+			return -EINVAL;
+		buf = kmalloc(u.a.len, GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+		if (cmd == DDSM_IOC_TX_WRITE &&
+		    copy_from_user(buf, u64_to_user_ptr(u.a.buf), u.a.len)) {
+			kfree(buf);
+			return -EFAULT;
+		}
+	}
 	down_read(&n->cfg_sem);
 	if (cmd == DDSM_IOC_TX_STATUS) {
 		ddsm_tx_status(n, &u.st);
@@ -208,16 +221,21 @@ static long ioctl_tx(struct file *file, unsigned int cmd, void __user *uarg)
 	} else {
 		mutex_lock(&f->tx_lock);
 		u.a.reason = 0;
-		ret = ddsm_txio_ioctl(n, &f->tx, cmd, &u.a);
+		ret = ddsm_txio_ioctl(n, &f->tx, cmd, &u.a, buf);
 		mutex_unlock(&f->tx_lock);
 	}
 	up_read(&n->cfg_sem);
+	if (!ret && cmd == DDSM_IOC_TX_READ &&
+	    copy_to_user(u64_to_user_ptr(u.a.buf), buf, u.a.len))
+		ret = -EFAULT;
+	kfree(buf);
 	if ((!ret || ret == -ECANCELED) && (_IOC_DIR(cmd) & _IOC_READ) &&
 	    copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
 		ret = -EFAULT;
 	return ret;
 }
 
+/* The same rule for every ioctl (ioctl_tx). */
 static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct ddsm_node *n = node_of(file);

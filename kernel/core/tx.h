@@ -107,9 +107,13 @@ void ddsm_txio_rx(struct ddsm_node *n, const struct ddsm_msg *m,
 /* A home doomed @txid (a message, or this node's own home side). */
 void ddsm_txio_squash(struct ddsm_node *n, u64 txid);
 void ddsm_txio_peer_down(struct ddsm_node *n, u32 node);
-/* The ioctls: @tx is the file's slot pointer. */
+/*
+ * The ioctls: @tx is the file's slot pointer; @buf holds a READ's or a
+ * WRITE's a->len bytes (the caller copies them from or to user memory
+ * without cfg_sem), NULL for the others.
+ */
 long ddsm_txio_ioctl(struct ddsm_node *n, struct ddsm_tx **tx,
-		     unsigned int cmd, struct ddsm_tx_arg *a);
+		     unsigned int cmd, struct ddsm_tx_arg *a, u8 *buf);
 void ddsm_txio_release(struct ddsm_node *n, struct ddsm_tx **tx);
 void ddsm_tx_status(struct ddsm_node *n, struct ddsm_tx_status *st);
 

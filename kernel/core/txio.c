@@ -538,10 +538,9 @@ static int copy_args(struct ddsm_node *n, const struct ddsm_tx_arg *a,
 }
 
 long ddsm_txio_ioctl(struct ddsm_node *n, struct ddsm_tx **tp,
-		     unsigned int cmd, struct ddsm_tx_arg *a)
+		     unsigned int cmd, struct ddsm_tx_arg *a, u8 *buf)
 {
 	u8 reason = DDSM_TX_COMMITTED;
-	u8 *buf = NULL;
 	long ret;
 
 	if (cmd == DDSM_IOC_TX_BEGIN) {
@@ -568,22 +567,13 @@ long ddsm_txio_ioctl(struct ddsm_node *n, struct ddsm_tx **tp,
 		ret = copy_args(n, a, cmd == DDSM_IOC_TX_WRITE);
 		if (ret)
 			return ret;
-		buf = kmalloc(a->len, GFP_KERNEL);
-		if (!buf)
-			return -ENOMEM;
 		if (cmd == DDSM_IOC_TX_WRITE) {
-			ret = copy_from_user(buf, u64_to_user_ptr(a->buf),
-					     a->len) ? -EFAULT :
-			      do_write(n, *tp, a->gaddr, buf, a->len);
+			ret = do_write(n, *tp, a->gaddr, buf, a->len);
 		} else {
 			ret = do_read(n, *tp, a->gaddr, buf, a->len, &reason);
-			if (!ret && copy_to_user(u64_to_user_ptr(a->buf), buf,
-						 a->len))
-				ret = -EFAULT;
 			if (ret == -ECANCELED)
 				abort_tx(n, tp, reason);
 		}
-		kfree(buf);
 		break;
 	case DDSM_IOC_TX_COMMIT:
 		ret = do_commit(n, tp, &reason);

@@ -564,7 +564,9 @@ static void txbench_tests(const char *dir)
 		  "ok - node0: serializability: ");
 	emu_check(dir, "ddsm-txbench", y50, "ok - node0: serializability: ");
 	emu_check(dir, "ddsm-txbench", y95, "bench txbench-total wl=ycsbt");
-	emu_check(dir, "ddsm-txbench", sb_timed, "secs=0.2");
+	/* Ends and totals; how long it took depends on the host's load. */
+	emu_check(dir, "ddsm-txbench", sb_timed,
+		  "bench txbench-total wl=smallbank backend=occ");
 
 	/* The nodes' text logs, merged by the standalone checker. */
 	snprintf(prefix, sizeof(prefix), "/tmp/ddsm-txlog.%d", getpid());
