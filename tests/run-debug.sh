@@ -44,7 +44,11 @@ cp "$MOD/ddsm.ko" "$BUILD_DIR/stage/ddsm/ddsm.ko"
 echo "check-debug: $DKVER, ddsm.ko from $MOD"
 
 export KVER=$DKVER MODROOT=$CACHE/mods VMLINUX=$KDIR/arch/x86/boot/bzImage
-export DDSM_KERNEL_ARGS="loglevel=5 ${DDSM_KERNEL_ARGS:-}"
+# no5lvl: with TCG's 5-level paging, an interrupt taken before KASAN is set
+# up touches a direct-map address its early shadow does not cover, and
+# KASAN reports a wild access in handle_edge_irq at ~0.004 s of a boot
+# (2 of about 25 boots on 2026-11-26), before any module is loaded.
+export DDSM_KERNEL_ARGS="loglevel=5 no5lvl ${DDSM_KERNEL_ARGS:-}"
 
 export DDSM_TESTS=${DDSM_TESTS:-"one_node three_node transport peer_death home_death
 	configure auth late_home evict sigkill coherence load pause rejoin pmem pcrash backup
