@@ -82,26 +82,6 @@ static bool peer_up(struct ddsm_node *n, u32 node)
 	return st == DDSM_PEER_UP || st == DDSM_PEER_SELF;
 }
 
-/* Encode and send @m, with @data (a page the transport takes a ref on). */
-static int send_msg(struct ddsm_node *n, const struct ddsm_msg *m,
-		    struct page *data)
-{
-	struct ddsm_wire_msg w;
-	int ret;
-
-	if (!n->tp)
-		return -ENOTCONN;
-	ddsm_msg_encode(m, &w);
-	trace_ddsm_msg_send(m);
-	ret = ddsm_transport_send(n->tp, m->dst, &w, sizeof(w), data);
-	if (ret) {
-		atomic64_inc(&n->stats.send_errors);
-		return ret;
-	}
-	atomic64_inc(&n->stats.msgs_sent);
-	return 0;
-}
-
 static int send_simple(struct ddsm_node *n, u8 type, u32 dst, u32 seq,
 		       u64 copyset, u8 err)
 {
@@ -116,7 +96,7 @@ static int send_simple(struct ddsm_node *n, u8 type, u32 dst, u32 seq,
 		.copyset = copyset,
 	};
 
-	return send_msg(n, &m, NULL);
+	return ddsm_send_msg(n, &m, NULL);
 }
 
 /*
@@ -187,7 +167,7 @@ int ddsm_replica_send(struct ddsm_node *n, u64 unit, u64 ts, const void *img)
 	}
 	memcpy_to_page(page, 0, img, PAGE_SIZE);
 	m.seq = r->sent + 1;
-	ret = send_msg(n, &m, page);
+	ret = ddsm_send_msg(n, &m, page);
 	put_page(page);
 	if (ret) {
 		degrade(n, "is unreachable", true);

@@ -12,9 +12,27 @@
 #include "trace.h"
 #include "tx.h"
 
-static int run_send(struct ddsm_node *n, const struct ddsm_msg *m)
+int ddsm_send_msg(struct ddsm_node *n, const struct ddsm_msg *m,
+		  struct page *data)
 {
 	struct ddsm_wire_msg w;
+	int ret;
+
+	if (!n->tp)
+		return -ENOTCONN;
+	ddsm_msg_encode(m, &w);
+	trace_ddsm_msg_send(m);
+	ret = ddsm_transport_send(n->tp, m->dst, &w, sizeof(w), data);
+	if (ret) {
+		atomic64_inc(&n->stats.send_errors);
+		return ret;
+	}
+	atomic64_inc(&n->stats.msgs_sent);
+	return 0;
+}
+
+static int run_send(struct ddsm_node *n, const struct ddsm_msg *m)
+{
 	struct page *data = NULL;
 	int ret;
 
@@ -23,18 +41,12 @@ static int run_send(struct ddsm_node *n, const struct ddsm_msg *m)
 		if (WARN_ON_ONCE(!data))
 			return -EINVAL;
 	}
-	ddsm_msg_encode(m, &w);
-	trace_ddsm_msg_send(m);
-	ret = ddsm_transport_send(n->tp, m->dst, &w, sizeof(w), data);
-	if (ret) {
-		atomic64_inc(&n->stats.send_errors);
+	ret = ddsm_send_msg(n, m, data);
+	if (ret)
 		pr_warn_ratelimited("ddsm: send %s unit %llu to node %u failed: %d\n",
 				    ddsm_msg_type_name(m->type), m->unit,
 				    m->dst, ret);
-		return ret;
-	}
-	atomic64_inc(&n->stats.msgs_sent);
-	return 0;
+	return ret;
 }
 
 static void run_store(struct ddsm_node *n, u64 unit, struct page *data)

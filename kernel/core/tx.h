@@ -94,8 +94,6 @@ int ddsm_txnode_intend(struct ddsm_node *n, u64 txid, u64 unit,
 		       struct page *data);
 void ddsm_txnode_validate(struct ddsm_node *n, u64 txid);
 void ddsm_txnode_abort(struct ddsm_node *n, u64 txid);
-int ddsm_tx_send(struct ddsm_node *n, const struct ddsm_msg *m,
-		 struct page *data);
 /* Received from a peer: serve and answer. */
 void ddsm_txnode_rx(struct ddsm_node *n, const struct ddsm_msg *m,
 		    struct page *data);

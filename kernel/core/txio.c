@@ -159,7 +159,7 @@ static int send_to_home(struct ddsm_node *n, struct ddsm_tx *t, u8 type,
 		.copyset = txid_of(t),
 	};
 
-	return ddsm_tx_send(n, &m, data);
+	return ddsm_send_msg(n, &m, data);
 }
 
 /* Note that the transaction involves @unit's home; returns the home. */

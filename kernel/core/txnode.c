@@ -13,27 +13,8 @@
 #include <linux/vmalloc.h>
 #include "ddsm.h"
 #include "tx.h"
-#include "trace.h"
 #include "../proto/txpack.h"
 
-int ddsm_tx_send(struct ddsm_node *n, const struct ddsm_msg *m,
-		 struct page *data)
-{
-	struct ddsm_wire_msg w;
-	int ret;
-
-	if (!n->tp)
-		return -ENOTCONN;
-	ddsm_msg_encode(m, &w);
-	trace_ddsm_msg_send(m);
-	ret = ddsm_transport_send(n->tp, m->dst, &w, sizeof(w), data);
-	if (ret) {
-		atomic64_inc(&n->stats.send_errors);
-		return ret;
-	}
-	atomic64_inc(&n->stats.msgs_sent);
-	return 0;
-}
 
 static u32 entry_index(struct ddsm_txhome *hm, u64 txid)
 {
@@ -106,7 +87,7 @@ static void squash(struct ddsm_node *n, u64 txid, u64 unit)
 	if (node == n->space.node_id)
 		ddsm_txio_squash(n, txid);
 	else if (node < n->space.nr_nodes)
-		ddsm_tx_send(n, &m, NULL);
+		ddsm_send_msg(n, &m, NULL);
 }
 
 int ddsm_txnode_intend(struct ddsm_node *n, u64 txid, u64 unit,
@@ -254,7 +235,7 @@ static void answer(struct ddsm_node *n, const struct ddsm_msg *req, u8 type,
 		.copyset = req->copyset,
 	};
 
-	ddsm_tx_send(n, &m, data);
+	ddsm_send_msg(n, &m, data);
 }
 
 void ddsm_txnode_rx(struct ddsm_node *n, const struct ddsm_msg *m,
