@@ -15,7 +15,6 @@
 #include "tx.h"
 #include "../proto/txpack.h"
 
-
 static u32 entry_index(struct ddsm_txhome *hm, u64 txid)
 {
 	const struct ddsm_txh_entry *e = ddsm_txh_find(&hm->h, txid);
