@@ -95,11 +95,12 @@ check: setup
 # gives them (about 15 minutes more on the 2-core host).
 soak: setup
 	$(MAKE) stage
-	DDSM_TESTS="load coherence evict litmus" LOAD_NODES=$${LOAD_NODES:-4} \
+	DDSM_TESTS="load coherence evict litmus txbench" LOAD_NODES=$${LOAD_NODES:-4} \
 		LOAD_SECONDS=$${LOAD_SECONDS:-1800} LOAD_HOG=$${LOAD_HOG:-1} \
 		COUNTER_ROUNDS=$${COUNTER_ROUNDS:-10000} \
 		EVICT_UNITS=$${EVICT_UNITS:-4096} \
 		LITMUS_ITERS=$${LITMUS_ITERS:-5000} \
+		TX_OPS=$${TX_OPS:-2000} \
 		bash tests/run.sh
 
 # tools/workloads on 1-4 nodes, with plots (qemu/bench-workloads.sh).

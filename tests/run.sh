@@ -16,7 +16,8 @@
 # default all).
 # LOAD_SECONDS, LOAD_HOG and LOAD_NODES tune the load component (make soak);
 # COUNTER_ROUNDS (coherence), EVICT_UNITS (evict) and LITMUS_ITERS (litmus)
-# set how much work those do (make soak raises all three);
+# set how much work those do, TX_OPS (txbench, transactions per thread and
+# run) too (make soak raises all four);
 # LOSSY_NETEM replaces the lossy component's netem options.
 set -uo pipefail
 
@@ -173,7 +174,7 @@ for t in $DDSM_TESTS; do
 		# for serializability; planted bug caught; then SmallBank and
 		# YCSB-T on the HADES backend (the kernel's transactions).
 		run_component txbench bash "$ROOT/qemu/cluster.sh" -n 3 -t 900 \
-			--name txbench -- "TX_OPS=${TX_OPS:-200} TX_BACKENDS='${TX_BACKENDS:-occ hades}' bash /ddsm/tests/txbench.sh" ;;
+			--name txbench -- "TX_OPS=${TX_OPS:-100} TX_BACKENDS='${TX_BACKENDS:-occ hades}' bash /ddsm/tests/txbench.sh" ;;
 	fuzz)
 		run_component fuzz bash "$ROOT/qemu/cluster.sh" -n 3 -t 900 \
 			--name fuzz -- bash /ddsm/tests/fuzz.sh ;;
