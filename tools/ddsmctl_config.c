@@ -78,6 +78,7 @@ static const struct key keys[] = {
 	{ "pmem_check",        K_BOOL,    U_LOAD,    0, 0, NULL },
 	{ "nr_backups",        K_UINT,    U_LOAD,    0, 1, NULL },
 	{ "tx_validate_delay_ms", K_UINT, U_LOAD,   0, 1000, NULL },
+	{ "tx_validate_gap_ms", K_UINT,   U_LOAD,   0, 1000, NULL },
 	{ "cluster_id",        K_U64,     U_LOAD,    0, 0, NULL },
 	{ "inject",            K_BOOL,    U_LOAD,    0, 0, NULL },
 	{ "wait_timeout",      K_SECONDS, U_TOOL,    0, 0, NULL },

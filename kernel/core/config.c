@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include "ddsm.h"
+#include "tx.h"
 
 #define DDSM_DIR_WAIT_SLOTS	4096
 
@@ -138,6 +139,7 @@ int ddsm_node_build(struct ddsm_node *n, u32 nr_nodes, u32 self,
 	if (ret)
 		return ret;
 	ddsm_barrier_resume(n);
+	ddsm_tx_resume(n);
 	/* Homed units come back from pmem before any peer can ask for one. */
 	ret = ddsm_persist_mount(n, nr_nodes > 1 ? addrs : NULL);
 	if (ret) {
@@ -171,6 +173,7 @@ void ddsm_node_unbuild(struct ddsm_node *n)
 	ddsm_replica_quiesce(n);
 	ddsm_barrier_quiesce(n);
 	ddsm_holds_quiesce(n);
+	ddsm_tx_quiesce(n);
 	if (n->tp)
 		n->tp->ops->destroy(n->tp);
 	n->tp = NULL;

@@ -279,6 +279,7 @@ static void peer_up(struct ddsm_node *n, u32 node)
 	ddsm_cache_node_up(&n->cache, node);
 	ddsm_rejoin_up(n, node);
 	mutex_unlock(&n->rx_lock);
+	ddsm_txnode_peer_up(n, node);
 	ddsm_replica_peer(n, node, true);
 	wake_up_all(&n->peer_wait);
 }

@@ -19,6 +19,7 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <uapi/linux/ddsm.h>
 #include "../proto/txhome.h"
 #include "../proto/txcoord.h"
@@ -51,12 +52,39 @@ struct ddsm_tx {
 	u8 *wbuf;			/* DDSM_TX_WBUF bytes */
 };
 
+/*
+ * A dead coordinator's commit held locked here until the survivors'
+ * verdict (txhome.h): which participants are still asked, and whether
+ * one of them applied it.
+ */
+struct ddsm_txdoubt {
+	bool on;
+	bool validated;
+	u64 ask;
+	unsigned long since;		/* jiffies */
+};
+
+/* A query to send, gathered under the home lock. */
+struct ddsm_txquery {
+	u64 txid;
+	u64 unit;
+	u64 ask;
+};
+
 /* The home side (txnode.c). */
 struct ddsm_txhome {
 	struct mutex lock;		/* everything below, and tx lines of frames */
 	struct ddsm_txh h;
 	struct ddsm_txh_entry *entries;
 	struct page **intend;		/* per entry: its Intend, until decided */
+	u64 *unit;			/* per entry: the unit its Intend named */
+	struct ddsm_txdoubt *doubt;	/* per entry */
+	struct ddsm_txh_hist *hist;	/* DDSM_MAX_NODES x DDSM_TX_SLOTS */
+	struct ddsm_txquery *queries;	/* DDSM_TXH_ENTRIES, for the work */
+	u64 down;			/* peers down here */
+	bool quiet;			/* no transport: doubt_work stays off */
+	struct delayed_work doubt_work;
+	struct ddsm_node *node;
 };
 
 struct ddsm_txs {
@@ -73,11 +101,14 @@ struct ddsm_txs {
 	} regions[DDSM_TX_MAX_REGIONS];
 	atomic64_t begins, commits, reads, read_retries, intends_sent;
 	atomic64_t aborts[DDSM_TX_REASON_NR];
-	atomic64_t home_rollbacks;
+	atomic64_t home_rollbacks, home_rollforwards, home_in_doubt;
 };
 
 int ddsm_tx_init(struct ddsm_node *n);
 void ddsm_tx_free(struct ddsm_node *n);
+/* Around a transport's life (config.c): the doubt work sends. */
+void ddsm_tx_resume(struct ddsm_node *n);
+void ddsm_tx_quiesce(struct ddsm_node *n);
 
 /* txregion.c */
 bool ddsm_tx_region_overlaps(struct ddsm_node *n, u64 gaddr, u64 len);
@@ -98,6 +129,7 @@ void ddsm_txnode_abort(struct ddsm_node *n, u64 txid);
 void ddsm_txnode_rx(struct ddsm_node *n, const struct ddsm_msg *m,
 		    struct page *data);
 void ddsm_txnode_peer_down(struct ddsm_node *n, u32 node);
+void ddsm_txnode_peer_up(struct ddsm_node *n, u32 node);
 
 /* txio.c: the coordinator's side. */
 void ddsm_txio_rx(struct ddsm_node *n, const struct ddsm_msg *m,

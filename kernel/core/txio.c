@@ -32,6 +32,15 @@ static unsigned int tx_validate_delay_ms;
 module_param(tx_validate_delay_ms, uint, 0644);
 MODULE_PARM_DESC(tx_validate_delay_ms, "Test only: pause between a commit's last ACK and its Validations (ms, default 0)");
 
+/*
+ * Test only (tests/vm/txdeath.sh): pause this long after a commit's
+ * first Validation to another node, so that a node killed mid-run leaves
+ * commits applied at one survivor and locked at another (roll-forward).
+ */
+static unsigned int tx_validate_gap_ms;
+module_param(tx_validate_gap_ms, uint, 0644);
+MODULE_PARM_DESC(tx_validate_gap_ms, "Test only: pause after a commit's first Validation to another node (ms, default 0)");
+
 static u64 txid_of(const struct ddsm_tx *t)
 {
 	return ddsm_txid_pack(t->c.id);
@@ -344,6 +353,7 @@ static int do_write(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
 static void tell_homes(struct ddsm_node *n, struct ddsm_tx *t, bool commit)
 {
 	u64 involved = t->c.involved;
+	bool sent = false;
 	u32 h;
 
 	for (h = 0; h < n->space.nr_nodes; h++) {
@@ -356,8 +366,11 @@ static void tell_homes(struct ddsm_node *n, struct ddsm_tx *t, bool commit)
 				ddsm_txnode_abort(n, txid_of(t));
 			continue;
 		}
+		if (commit && sent && READ_ONCE(tx_validate_gap_ms))
+			msleep(min(READ_ONCE(tx_validate_gap_ms), 1000u));
 		send_to_home(n, t, commit ? DDSM_MSG_TX_VALIDATE :
 			     DDSM_MSG_TX_ABORT, h, t->home_unit[h], 0, NULL);
+		sent = true;
 	}
 }
 
@@ -620,4 +633,6 @@ void ddsm_tx_status(struct ddsm_node *n, struct ddsm_tx_status *st)
 	st->home_aborts = hs.aborts;
 	st->home_rollbacks = atomic64_read(&ts->home_rollbacks);
 	st->home_full = hs.full;
+	st->home_in_doubt = atomic64_read(&ts->home_in_doubt);
+	st->home_rollforwards = atomic64_read(&ts->home_rollforwards);
 }

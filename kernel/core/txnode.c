@@ -128,6 +128,7 @@ int ddsm_txnode_intend(struct ddsm_node *n, u64 txid, u64 unit,
 		if (!WARN_ON_ONCE(idx >= DDSM_TXH_ENTRIES)) {
 			drop_intend(hm, idx);
 			hm->intend[idx] = keep;
+			hm->unit[idx] = unit;
 			keep = NULL;
 		}
 	}
@@ -192,30 +193,217 @@ void ddsm_txnode_abort(struct ddsm_node *n, u64 txid)
 	mutex_unlock(&hm->lock);
 }
 
+/* Bound on a verdict: the coordinator's own waits, then its death. */
+static unsigned long doubt_bound(struct ddsm_node *n)
+{
+	return msecs_to_jiffies(ddsm_fault_timeout_ms() +
+				2 * n->params.peer_timeout_ms);
+}
+
+static u64 participants(struct page *intend)
+{
+	const struct ddsm_txp_hdr *hd = kmap_local_page(intend);
+	u64 p = le64_to_cpu(hd->participants);
+
+	kunmap_local(hd);
+	return p;
+}
+
 /*
- * A coordinator went down.  Its running transactions and tombstones are
- * forgotten.  A commit it had locked here is rolled back: Validation
- * follows the last ACK, so if no home got one the commit never happened.
- * (The roll-forward half, for a coordinator that died between two
- * Validations, is not built: see docs/transactions.md.)
+ * Decide the commits held in doubt that can be decided, and gather the
+ * queries the others still need; home->lock held.  Returns how many
+ * queries were gathered.
+ */
+static u32 settle_doubts(struct ddsm_node *n, struct ddsm_txhome *hm)
+{
+	u32 i, nq = 0;
+
+	for (i = 0; i < hm->h.nr; i++) {
+		struct ddsm_txdoubt *d = &hm->doubt[i];
+		u64 txid = hm->entries[i].txid;
+		enum ddsm_txh_verdict v;
+
+		if (!d->on)
+			continue;
+		v = ddsm_txh_verdict(d->validated, d->ask);
+		if (v == DDSM_TXH_V_WAIT &&
+		    time_after(jiffies, d->since + doubt_bound(n))) {
+			pr_err("ddsm: tx %#llx: no verdict from nodes %#llx in %u ms: rolled back\n",
+			       txid, d->ask,
+			       jiffies_to_msecs(doubt_bound(n)));
+			v = DDSM_TXH_V_BACK;
+		}
+		if (v == DDSM_TXH_V_WAIT) {
+			hm->queries[nq].txid = txid;
+			hm->queries[nq].unit = hm->unit[i];
+			hm->queries[nq].ask = d->ask;
+			nq++;
+			continue;
+		}
+		d->on = false;
+		if (v == DDSM_TXH_V_FORWARD) {
+			ddsm_txh_validate(&hm->h, txid);
+			if (hm->intend[i])
+				apply(n, hm->intend[i]);
+			atomic64_inc(&n->tx->home_rollforwards);
+		} else {
+			ddsm_txh_abort(&hm->h, txid);
+			atomic64_inc(&n->tx->home_rollbacks);
+		}
+		drop_intend(hm, i);
+		pr_info("ddsm: tx %#llx of a dead coordinator: rolled %s\n",
+			txid, v == DDSM_TXH_V_FORWARD ? "forward" : "back");
+	}
+	return nq;
+}
+
+static void doubt_work(struct work_struct *w)
+{
+	struct ddsm_txhome *hm = container_of(to_delayed_work(w),
+					      struct ddsm_txhome, doubt_work);
+	struct ddsm_node *n = hm->node;
+	u32 i, nq, p;
+
+	mutex_lock(&hm->lock);
+	nq = settle_doubts(n, hm);
+	mutex_unlock(&hm->lock);
+	/* hm->queries is this work's own: it never runs twice at once. */
+	for (i = 0; i < nq; i++) {
+		for (p = 0; p < n->space.nr_nodes; p++) {
+			struct ddsm_msg m = {
+				.type = DDSM_MSG_TX_QUERY,
+				.src = (u16)n->space.node_id,
+				.dst = (u16)p,
+				.requester = (u16)n->space.node_id,
+				.unit = hm->queries[i].unit,
+				.copyset = hm->queries[i].txid,
+			};
+
+			if (hm->queries[i].ask & BIT_ULL(p))
+				ddsm_send_msg(n, &m, NULL);
+		}
+	}
+	mutex_lock(&hm->lock);
+	if (nq && !hm->quiet)
+		schedule_delayed_work(&hm->doubt_work, msecs_to_jiffies(100));
+	mutex_unlock(&hm->lock);
+}
+
+/*
+ * A peer went down.  Its running transactions and tombstones are
+ * forgotten.  A commit of it locked here may have been validated at
+ * another participant already (it died between two Validations), or at
+ * none (then it never happened: Validation follows the last ACK): held
+ * in doubt, the other participants named in its Intend are asked, and
+ * it is rolled forward or back by their answers (txhome.h, verdict).
+ * A participant that goes down can answer no more.
  */
 void ddsm_txnode_peer_down(struct ddsm_node *n, u32 node)
 {
 	struct ddsm_txhome *hm = &n->tx->home;
+	u64 me = BIT_ULL(n->space.node_id);
+	bool doubts = false;
 	u32 i;
 
 	mutex_lock(&hm->lock);
+	hm->down |= BIT_ULL(node);
 	for (i = 0; i < hm->h.nr; i++) {
 		struct ddsm_txh_entry *e = &hm->entries[i];
+		struct ddsm_txdoubt *d = &hm->doubt[i];
 
-		if (e->state == DDSM_TXH_FREE ||
-		    ddsm_txid_unpack(e->txid).node != node)
+		if (e->state == DDSM_TXH_FREE)
 			continue;
-		if (e->state == DDSM_TXH_LOCKED)
-			atomic64_inc(&n->tx->home_rollbacks);
+		if (ddsm_txid_unpack(e->txid).node != node) {
+			if (d->on) {
+				d->ask &= ~BIT_ULL(node);
+				doubts = true;
+			}
+			continue;
+		}
+		if (e->state == DDSM_TXH_LOCKED && hm->intend[i]) {
+			d->on = true;
+			d->validated = false;
+			d->since = jiffies;
+			d->ask = participants(hm->intend[i]) & ~me &
+				 ~BIT_ULL(node) & ~hm->down;
+			atomic64_inc(&n->tx->home_in_doubt);
+			doubts = true;
+			continue;
+		}
 		drop_intend(hm, i);
 		ddsm_txh_abort(&hm->h, e->txid);
 	}
+	if (doubts && !hm->quiet)
+		mod_delayed_work(system_wq, &hm->doubt_work, 0);
+	mutex_unlock(&hm->lock);
+}
+
+void ddsm_tx_resume(struct ddsm_node *n)
+{
+	mutex_lock(&n->tx->home.lock);
+	n->tx->home.quiet = false;
+	mutex_unlock(&n->tx->home.lock);
+}
+
+void ddsm_tx_quiesce(struct ddsm_node *n)
+{
+	mutex_lock(&n->tx->home.lock);
+	n->tx->home.quiet = true;
+	mutex_unlock(&n->tx->home.lock);
+	cancel_delayed_work_sync(&n->tx->home.doubt_work);
+}
+
+void ddsm_txnode_peer_up(struct ddsm_node *n, u32 node)
+{
+	struct ddsm_txhome *hm = &n->tx->home;
+
+	mutex_lock(&hm->lock);
+	hm->down &= ~BIT_ULL(node);
+	mutex_unlock(&hm->lock);
+}
+
+/* Another participant asks what became of a transaction here. */
+static void serve_query(struct ddsm_node *n, const struct ddsm_msg *q)
+{
+	struct ddsm_txhome *hm = &n->tx->home;
+	u16 coord = ddsm_txid_unpack(q->copyset).node;
+	struct ddsm_msg m = {
+		.type = DDSM_MSG_TX_OUTCOME,
+		.src = (u16)n->space.node_id,
+		.dst = q->src,
+		.requester = q->src,
+		.unit = q->unit,
+		.copyset = q->copyset,
+	};
+
+	mutex_lock(&hm->lock);
+	m.acks = ddsm_txh_outcome(&hm->h, q->copyset,
+				  hm->down & BIT_ULL(coord));
+	mutex_unlock(&hm->lock);
+	ddsm_send_msg(n, &m, NULL);
+}
+
+/* A participant's answer about a commit held in doubt here. */
+static void take_outcome(struct ddsm_node *n, const struct ddsm_msg *m)
+{
+	struct ddsm_txhome *hm = &n->tx->home;
+	struct ddsm_txdoubt *d;
+	bool decided = false;
+	u32 idx;
+
+	mutex_lock(&hm->lock);
+	idx = entry_index(hm, m->copyset);
+	d = idx < DDSM_TXH_ENTRIES ? &hm->doubt[idx] : NULL;
+	if (d && d->on) {
+		if (m->acks == DDSM_TXH_O_VALIDATED)
+			d->validated = true;
+		else if (m->acks != DDSM_TXH_O_LOCKED)
+			d->ask &= ~BIT_ULL(m->src);
+		decided = ddsm_txh_verdict(d->validated, d->ask) !=
+			  DDSM_TXH_V_WAIT;
+	}
+	if (decided && !hm->quiet)
+		mod_delayed_work(system_wq, &hm->doubt_work, 0);
 	mutex_unlock(&hm->lock);
 }
 
@@ -264,7 +452,23 @@ void ddsm_txnode_rx(struct ddsm_node *n, const struct ddsm_msg *m,
 	case DDSM_MSG_TX_ABORT:
 		ddsm_txnode_abort(n, m->copyset);
 		break;
+	case DDSM_MSG_TX_QUERY:
+		serve_query(n, m);
+		break;
+	case DDSM_MSG_TX_OUTCOME:
+		take_outcome(n, m);
+		break;
 	}
+}
+
+static void free_home(struct ddsm_txhome *hm)
+{
+	vfree(hm->entries);
+	vfree(hm->hist);
+	kfree(hm->intend);
+	kfree(hm->unit);
+	kfree(hm->doubt);
+	kfree(hm->queries);
 }
 
 int ddsm_tx_init(struct ddsm_node *n)
@@ -278,13 +482,26 @@ int ddsm_tx_init(struct ddsm_node *n)
 					     sizeof(*t->home.entries)));
 	t->home.intend = kcalloc(DDSM_TXH_ENTRIES, sizeof(*t->home.intend),
 				 GFP_KERNEL);
-	if (!t->home.entries || !t->home.intend) {
-		vfree(t->home.entries);
-		kfree(t->home.intend);
+	t->home.unit = kcalloc(DDSM_TXH_ENTRIES, sizeof(*t->home.unit),
+			       GFP_KERNEL);
+	t->home.doubt = kcalloc(DDSM_TXH_ENTRIES, sizeof(*t->home.doubt),
+				GFP_KERNEL);
+	t->home.queries = kcalloc(DDSM_TXH_ENTRIES, sizeof(*t->home.queries),
+				  GFP_KERNEL);
+	t->home.hist = vzalloc(array3_size(DDSM_MAX_NODES, DDSM_TX_SLOTS,
+					   sizeof(*t->home.hist)));
+	if (!t->home.entries || !t->home.intend || !t->home.unit ||
+	    !t->home.doubt || !t->home.queries || !t->home.hist) {
+		free_home(&t->home);
 		kfree(t);
 		return -ENOMEM;
 	}
 	ddsm_txh_init(&t->home.h, t->home.entries, DDSM_TXH_ENTRIES);
+	t->home.quiet = true;
+	ddsm_txh_set_hist(&t->home.h, t->home.hist, DDSM_MAX_NODES,
+			  DDSM_TX_SLOTS);
+	INIT_DELAYED_WORK(&t->home.doubt_work, doubt_work);
+	t->home.node = n;
 	mutex_init(&t->home.lock);
 	mutex_init(&t->regions_lock);
 	spin_lock_init(&t->lock);
@@ -302,10 +519,10 @@ void ddsm_tx_free(struct ddsm_node *n)
 
 	if (!t)
 		return;
+	cancel_delayed_work_sync(&t->home.doubt_work);
 	for (i = 0; i < DDSM_TXH_ENTRIES; i++)
 		drop_intend(&t->home, i);
-	vfree(t->home.entries);
-	kfree(t->home.intend);
+	free_home(&t->home);
 	kfree(t);
 	n->tx = NULL;
 }

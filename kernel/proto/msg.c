@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "msg.h"
+#include "txhome.h"
 #include "txid.h"
 
 void ddsm_msg_encode(const struct ddsm_msg *m, struct ddsm_wire_msg *w)
@@ -47,7 +48,22 @@ static bool tx_fits(const struct ddsm_space *s, const struct ddsm_msg *m,
 	struct ddsm_txid id = ddsm_txid_unpack(m->copyset);
 	u32 first = m->acks & 0xff, last = m->acks >> 8;
 
-	if (!id.epoch || m->state || m->requester != id.node)
+	if (!id.epoch || m->state)
+		return false;
+	/* Between two participants, about a third node's transaction. */
+	if (m->type == DDSM_MSG_TX_QUERY || m->type == DDSM_MSG_TX_OUTCOME) {
+		bool q = m->type == DDSM_MSG_TX_QUERY;
+
+		if (id.node == m->src || id.node == s->node_id || m->err ||
+		    (m->flags & DDSM_MF_DATA) || id.node >= s->nr_nodes)
+			return false;
+		if (q)
+			return home == m->src && m->requester == m->src &&
+			       !m->acks;
+		return home == s->node_id && m->requester == s->node_id &&
+		       m->acks && m->acks < DDSM_TXH_O_NR;
+	}
+	if (m->requester != id.node)
 		return false;
 	if (ddsm_msg_tx_to_home(m->type)) {
 		if (home != s->node_id || id.node != m->src)
@@ -141,7 +157,7 @@ static bool nodes_fit(const struct ddsm_space *s, const struct ddsm_msg *m,
 		       !(m->copyset & ~BIT_ULL(ddsm_space_pred_of(s, m->src)));
 	case DDSM_MSG_COPIES_DONE:
 		return s->nr_backups && m->requester == m->src;
-	case DDSM_MSG_TX_READ ... DDSM_MSG_TX_SQUASH:
+	case DDSM_MSG_TX_READ ... DDSM_MSG_TX_OUTCOME:
 		return tx_fits(s, m, home);
 	}
 	return false;
@@ -265,6 +281,8 @@ static const char *const type_names[DDSM_MSG_NR] = {
 	[DDSM_MSG_TX_VALIDATE] = "TX_VALIDATE",
 	[DDSM_MSG_TX_ABORT] = "TX_ABORT",
 	[DDSM_MSG_TX_SQUASH] = "TX_SQUASH",
+	[DDSM_MSG_TX_QUERY] = "TX_QUERY",
+	[DDSM_MSG_TX_OUTCOME] = "TX_OUTCOME",
 };
 
 const char *ddsm_msg_type_name(u8 type)

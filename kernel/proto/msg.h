@@ -79,6 +79,14 @@ enum ddsm_msg_type {
 	DDSM_MSG_TX_VALIDATE,	/* coordinator -> home: apply, unlock */
 	DDSM_MSG_TX_ABORT,	/* coordinator -> home: forget it */
 	DDSM_MSG_TX_SQUASH,	/* home -> coordinator: doomed */
+	/*
+	 * A survivor holding a dead coordinator's commit locked asks the
+	 * other participants what became of it (txhome.h, verdict): @unit
+	 * is one homed at the asker, @acks the answer (enum
+	 * ddsm_txh_outcome).
+	 */
+	DDSM_MSG_TX_QUERY,	/* participant -> participant */
+	DDSM_MSG_TX_OUTCOME,	/* participant -> the asker, @acks */
 	DDSM_MSG_NR,
 };
 
@@ -197,14 +205,15 @@ static inline bool ddsm_msg_is_replica(u8 type)
 /* HADES transactions: handled apart too (core/txio.c, core/txnode.c). */
 static inline bool ddsm_msg_is_tx(u8 type)
 {
-	return type >= DDSM_MSG_TX_READ && type <= DDSM_MSG_TX_SQUASH;
+	return type >= DDSM_MSG_TX_READ && type <= DDSM_MSG_TX_OUTCOME;
 }
 
 /* ... and of those, the ones a home serves. */
 static inline bool ddsm_msg_tx_to_home(u8 type)
 {
 	return type == DDSM_MSG_TX_READ || type == DDSM_MSG_TX_INTEND ||
-	       type == DDSM_MSG_TX_VALIDATE || type == DDSM_MSG_TX_ABORT;
+	       type == DDSM_MSG_TX_VALIDATE || type == DDSM_MSG_TX_ABORT ||
+	       type == DDSM_MSG_TX_QUERY || type == DDSM_MSG_TX_OUTCOME;
 }
 
 /* TX_READ's lines inside its unit. */

@@ -28,6 +28,17 @@ const struct ddsm_txh_entry *ddsm_txh_find(const struct ddsm_txh *h,
 	return find(h, txid);
 }
 
+static void release(struct ddsm_txh_entry *e)
+{
+	e->state = DDSM_TXH_FREE;
+	e->txid = 0;
+}
+
+static bool same_slot(u64 a, u64 b)
+{
+	return a >> 32 == b >> 32;
+}
+
 static struct ddsm_txh_entry *find_or_add(struct ddsm_txh *h, u64 txid)
 {
 	struct ddsm_txh_entry *e = find(h, txid);
@@ -35,6 +46,18 @@ static struct ddsm_txh_entry *find_or_add(struct ddsm_txh *h, u64 txid)
 
 	if (e || !txid)
 		return e;
+	/*
+	 * A slot runs one transaction at a time: an older epoch's running
+	 * entry or tombstone is left over (its Abort is late or was lost
+	 * with a connection), so free it.  Locked ones are kept: a commit
+	 * is only ever decided by its Validation, its Abort or a survivors'
+	 * verdict.
+	 */
+	for (i = 0; i < h->nr; i++)
+		if ((h->e[i].state == DDSM_TXH_ACTIVE ||
+		     h->e[i].state == DDSM_TXH_DOOMED) &&
+		    same_slot(h->e[i].txid, txid))
+			release(&h->e[i]);
 	for (i = 0; i < h->nr; i++) {
 		if (h->e[i].state != DDSM_TXH_FREE)
 			continue;
@@ -48,10 +71,58 @@ static struct ddsm_txh_entry *find_or_add(struct ddsm_txh *h, u64 txid)
 	return NULL;
 }
 
-static void release(struct ddsm_txh_entry *e)
+void ddsm_txh_set_hist(struct ddsm_txh *h, struct ddsm_txh_hist *hist,
+		       u32 nodes, u32 slots)
 {
-	e->state = DDSM_TXH_FREE;
-	e->txid = 0;
+	h->hist = hist;
+	h->hist_nodes = hist ? nodes : 0;
+	h->hist_slots = hist ? slots : 0;
+}
+
+static struct ddsm_txh_hist *hist_of(const struct ddsm_txh *h, u64 txid)
+{
+	struct ddsm_txid id = ddsm_txid_unpack(txid);
+
+	if (!h->hist || id.node >= h->hist_nodes || id.slot >= h->hist_slots)
+		return NULL;
+	return &h->hist[id.node * h->hist_slots + id.slot];
+}
+
+/* @txid was decided here: validated or not. */
+static void hist_note(struct ddsm_txh *h, u64 txid, bool validated)
+{
+	struct ddsm_txh_hist *x = hist_of(h, txid);
+	u32 epoch = ddsm_txid_unpack(txid).epoch;
+	s32 d;
+
+	if (!x)
+		return;
+	d = (s32)(epoch - x->top);
+	if (!x->top || d > 0) {
+		x->validated = x->top && d < 64 ? x->validated << d : 0;
+		x->validated |= validated;
+		x->top = epoch;
+	} else if (-d < 64 && validated) {
+		x->validated |= BIT_ULL(-d);
+	}
+}
+
+/* 1: validated here, 0: decided here without, -ENOENT: not decided
+ * yet, -ERANGE: too old to tell.
+ */
+static int hist_lookup(const struct ddsm_txh *h, u64 txid)
+{
+	const struct ddsm_txh_hist *x = hist_of(h, txid);
+	s32 d;
+
+	if (!x || !x->top)
+		return -ENOENT;
+	d = (s32)(ddsm_txid_unpack(txid).epoch - x->top);
+	if (d > 0)
+		return -ENOENT;
+	if (-d >= 64)
+		return -ERANGE;
+	return !!(x->validated & BIT_ULL(-d));
 }
 
 static bool in_ranges(const struct ddsm_txh_entry *e, u64 line)
@@ -230,6 +301,7 @@ int ddsm_txh_validate(struct ddsm_txh *h, u64 txid)
 	if (!e || e->state != DDSM_TXH_LOCKED)
 		return -EPROTO;
 	h->stats.validations++;
+	hist_note(h, txid, true);
 	release(e);
 	return 0;
 }
@@ -241,6 +313,41 @@ int ddsm_txh_abort(struct ddsm_txh *h, u64 txid)
 	if (!e)
 		return -ENOENT;
 	h->stats.aborts++;
+	hist_note(h, txid, false);
 	release(e);
 	return 0;
+}
+
+enum ddsm_txh_outcome ddsm_txh_outcome(struct ddsm_txh *h, u64 txid,
+				       bool coord_down)
+{
+	struct ddsm_txh_entry *e = find(h, txid);
+	int r;
+
+	if (e) {
+		if (e->state == DDSM_TXH_LOCKED)
+			return coord_down ? DDSM_TXH_O_IN_DOUBT :
+					    DDSM_TXH_O_LOCKED;
+		if (e->state == DDSM_TXH_ACTIVE) {
+			e->state = DDSM_TXH_DOOMED;
+			h->stats.dooms++;
+		}
+		return DDSM_TXH_O_NOT;
+	}
+	r = hist_lookup(h, txid);
+	if (r == 1)
+		return DDSM_TXH_O_VALIDATED;
+	if (!r)
+		return DDSM_TXH_O_NOT;
+	if (r == -ERANGE || !txid)
+		return DDSM_TXH_O_LOCKED;
+	/* Nothing more comes from a coordinator that is down here. */
+	if (coord_down)
+		return DDSM_TXH_O_NOT;
+	/* Its Intend may be on the way: the tombstone NACKs it. */
+	e = find_or_add(h, txid);
+	if (!e)
+		return DDSM_TXH_O_LOCKED;
+	e->state = DDSM_TXH_DOOMED;
+	return DDSM_TXH_O_NOT;
 }

@@ -75,9 +75,35 @@ struct ddsm_txh_stats {
 	u64 full;		/* no free entry */
 };
 
+/*
+ * What a home remembers of the transactions of one coordinator slot that
+ * it decided: the newest epoch it saw decided (Validation or Abort), and
+ * which of the 64 epochs up to that one were validated.  A survivor that
+ * holds a dead coordinator's commit locked asks the other participants
+ * what became of it (docs/transactions.md, "Coordinator death"), and an
+ * entry freed at Validation must still answer.
+ */
+struct ddsm_txh_hist {
+	u32 top;
+	u64 validated;		/* bit i: epoch top - i was validated here */
+};
+
+/* A participant's answer to "what became of @txid here?" */
+enum ddsm_txh_outcome {
+	DDSM_TXH_O_NONE = 0,
+	DDSM_TXH_O_VALIDATED,	/* applied here: the commit happened */
+	DDSM_TXH_O_LOCKED,	/* locked, its coordinator up here: ask again */
+	DDSM_TXH_O_IN_DOUBT,	/* locked, its coordinator down here too */
+	DDSM_TXH_O_NOT,		/* never validated here, and now never will */
+	DDSM_TXH_O_NR,
+};
+
 struct ddsm_txh {
 	struct ddsm_txh_entry *e;
 	u32 nr;
+	struct ddsm_txh_hist *hist;	/* [node * hist_slots + slot] */
+	u32 hist_nodes;
+	u32 hist_slots;
 	struct ddsm_txh_stats stats;
 };
 
@@ -116,6 +142,47 @@ int ddsm_txh_validate(struct ddsm_txh *h, u64 txid);
 
 /* Abort: forget @txid (running, locked or a tombstone); 0 or -ENOENT. */
 int ddsm_txh_abort(struct ddsm_txh *h, u64 txid);
+
+/*
+ * Give the home a decided-transaction history (zeroed by the caller,
+ * @nodes x @slots entries); without one, ddsm_txh_outcome() knows only
+ * the transactions it still holds.
+ */
+void ddsm_txh_set_hist(struct ddsm_txh *h, struct ddsm_txh_hist *hist,
+		       u32 nodes, u32 slots);
+
+/*
+ * Another participant asks what became of @txid here; @coord_down says
+ * whether its coordinator is down at this node.  A transaction this home
+ * has not validated and still could (running, or its Intend not here
+ * yet) is doomed first, so that a late Intend is NACKed and the answer
+ * NOT stays true; if no entry is free for that tombstone the answer is
+ * LOCKED (ask again).
+ */
+enum ddsm_txh_outcome ddsm_txh_outcome(struct ddsm_txh *h, u64 txid,
+				       bool coord_down);
+
+/*
+ * A survivor's verdict on a dead coordinator's commit it holds locked,
+ * from the other participants' answers: @validated (some applied it),
+ * @pending (some still to answer, or answered LOCKED).  Roll forward if
+ * any applied it (it was committed: Validation follows the last ACK);
+ * wait while any may still learn the outcome; else roll back (no
+ * participant applied it, and none can any more).
+ */
+enum ddsm_txh_verdict {
+	DDSM_TXH_V_WAIT = 0,
+	DDSM_TXH_V_FORWARD,
+	DDSM_TXH_V_BACK,
+};
+
+static inline enum ddsm_txh_verdict ddsm_txh_verdict(bool validated,
+						     bool pending)
+{
+	if (validated)
+		return DDSM_TXH_V_FORWARD;
+	return pending ? DDSM_TXH_V_WAIT : DDSM_TXH_V_BACK;
+}
 
 /* The entry of @txid, or NULL. */
 const struct ddsm_txh_entry *ddsm_txh_find(const struct ddsm_txh *h,

@@ -5,6 +5,7 @@
  */
 #include <kunit/test.h>
 #include "../../kernel/proto/msg.h"
+#include "../../kernel/proto/txhome.h"
 #include "../../kernel/proto/txid.h"
 
 #define NODES	3
@@ -438,6 +439,41 @@ static void msg_tx_roles(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
 	KUNIT_EXPECT_STREQ(test, "TX_SQUASH",
 			   ddsm_msg_type_name(DDSM_MSG_TX_SQUASH));
+
+	/* Between participants, about node 2's transaction: unit 3 is node 0's. */
+	m = (struct ddsm_msg){
+		.type = DDSM_MSG_TX_QUERY, .src = 0, .dst = 1, .requester = 0,
+		.unit = 3, .copyset = ddsm_txid_pack(id),
+	};
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
+	m.unit = 4;					/* not the asker's */
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	m.unit = 3;
+	m.acks = DDSM_TXH_O_NOT;			/* a question has no answer */
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	m.acks = 0;
+	id.node = 0;					/* the asker's own */
+	m.copyset = ddsm_txid_pack(id);
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	id.node = 1;					/* ours */
+	m.copyset = ddsm_txid_pack(id);
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	id.node = 2;
+	m = (struct ddsm_msg){
+		.type = DDSM_MSG_TX_OUTCOME, .src = 0, .dst = 1, .requester = 1,
+		.unit = 4, .acks = DDSM_TXH_O_VALIDATED,
+		.copyset = ddsm_txid_pack(id),
+	};
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
+	m.acks = 0;					/* no answer */
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	m.acks = DDSM_TXH_O_NR;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	m.acks = DDSM_TXH_O_NOT;
+	m.unit = 3;					/* not ours */
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	KUNIT_EXPECT_STREQ(test, "TX_OUTCOME",
+			   ddsm_msg_type_name(DDSM_MSG_TX_OUTCOME));
 }
 
 static struct kunit_case msg_cases[] = {

@@ -11,6 +11,8 @@
 #include "../../kernel/proto/txcoord.h"
 
 #define SLOTS	8
+/* Transaction @s of node 0: slot @s, epoch 1 (one slot runs one at a time). */
+#define TX(s)	((u64)(s) << 32 | 1)
 
 /* A committer's locked lines refuse readers and other committers. */
 static void tx_partial_lock(struct kunit *test)
@@ -22,17 +24,17 @@ static void tx_partial_lock(struct kunit *test)
 	u32 nd;
 
 	ddsm_txh_init(&h, ent, SLOTS);
-	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_intend(&h, 1, &r, 1, doomed, 2, &nd));
-	KUNIT_EXPECT_EQ(test, -EAGAIN, ddsm_txh_read(&h, 2, 9, 9));
-	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_read(&h, 2, 10, 10));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_intend(&h, TX(1), &r, 1, doomed, 2, &nd));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, ddsm_txh_read(&h, TX(2), 9, 9));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_read(&h, TX(2), 10, 10));
 	/* Writing a line the holder wrote: squashed, never waiting. */
-	KUNIT_EXPECT_EQ(test, -EBUSY, ddsm_txh_intend(&h, 3, &r, 1, doomed, 2, &nd));
-	KUNIT_EXPECT_EQ(test, -ESTALE, ddsm_txh_read(&h, 3, 1, 1));
-	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_validate(&h, 1));
-	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_read(&h, 2, 9, 9));
-	KUNIT_EXPECT_EQ(test, -EPROTO, ddsm_txh_validate(&h, 1));
-	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_abort(&h, 3));
-	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_abort(&h, 2));
+	KUNIT_EXPECT_EQ(test, -EBUSY, ddsm_txh_intend(&h, TX(3), &r, 1, doomed, 2, &nd));
+	KUNIT_EXPECT_EQ(test, -ESTALE, ddsm_txh_read(&h, TX(3), 1, 1));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_validate(&h, TX(1)));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_read(&h, TX(2), 9, 9));
+	KUNIT_EXPECT_EQ(test, -EPROTO, ddsm_txh_validate(&h, TX(1)));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_abort(&h, TX(3)));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_abort(&h, TX(2)));
 }
 
 /*
@@ -120,11 +122,89 @@ static void tx_epochs(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, ddsm_txc_fallback(&t));
 }
 
+static u64 txid_at(u32 epoch)
+{
+	struct ddsm_txid id = { .node = 2, .slot = 1, .epoch = epoch };
+
+	return ddsm_txid_pack(id);
+}
+
+/*
+ * Coordinator death: what a participant answers a survivor that holds
+ * the commit locked, and the survivor's verdict.  An answer must stay
+ * true: NOT means this home never applies it, so a late Intend is NACKed.
+ */
+static void tx_outcome(struct kunit *test)
+{
+	static struct ddsm_txh_entry ent[SLOTS];
+	static struct ddsm_txh_hist hist[4 * 4];
+	struct ddsm_txh h;
+	struct ddsm_tx_range r = { 8, 8 };
+	u64 doomed[2];
+	u32 nd;
+
+	ddsm_txh_init(&h, ent, SLOTS);
+	ddsm_txh_set_hist(&h, hist, 4, 4);
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_intend(&h, txid_at(5), &r, 1, doomed, 2, &nd));
+	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_O_LOCKED,
+			(int)ddsm_txh_outcome(&h, txid_at(5), false));
+	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_O_IN_DOUBT,
+			(int)ddsm_txh_outcome(&h, txid_at(5), true));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_validate(&h, txid_at(5)));
+	/* Its entry is gone; the history answers. */
+	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_O_VALIDATED,
+			(int)ddsm_txh_outcome(&h, txid_at(5), true));
+	/* The slot's next two: 6 aborted here, 7 validated. */
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_intend(&h, txid_at(6), &r, 1, doomed, 2, &nd));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_abort(&h, txid_at(6)));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_intend(&h, txid_at(7), &r, 1, doomed, 2, &nd));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_validate(&h, txid_at(7)));
+	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_O_VALIDATED,
+			(int)ddsm_txh_outcome(&h, txid_at(5), false));
+	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_O_NOT,
+			(int)ddsm_txh_outcome(&h, txid_at(6), false));
+	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_O_VALIDATED,
+			(int)ddsm_txh_outcome(&h, txid_at(7), false));
+	/* Not here yet: a tombstone NACKs its Intend, so NOT stays true. */
+	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_O_NOT,
+			(int)ddsm_txh_outcome(&h, txid_at(8), false));
+	KUNIT_EXPECT_EQ(test, -ESTALE,
+			ddsm_txh_intend(&h, txid_at(8), &r, 1, doomed, 2, &nd));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_abort(&h, txid_at(8)));
+	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_O_NOT,
+			(int)ddsm_txh_outcome(&h, txid_at(8), false));
+	/* Its coordinator down here: nothing more comes, no tombstone. */
+	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_O_NOT,
+			(int)ddsm_txh_outcome(&h, txid_at(9), true));
+	KUNIT_EXPECT_PTR_EQ(test, NULL, ddsm_txh_find(&h, txid_at(9)));
+	/* A running reader is doomed by the question. */
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_read(&h, txid_at(10), 1, 1));
+	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_O_NOT,
+			(int)ddsm_txh_outcome(&h, txid_at(10), false));
+	KUNIT_EXPECT_EQ(test, -ESTALE, ddsm_txh_read(&h, txid_at(10), 1, 1));
+	/* The slot's next epoch frees that leftover tombstone. */
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_read(&h, txid_at(11), 1, 1));
+	KUNIT_EXPECT_PTR_EQ(test, NULL, ddsm_txh_find(&h, txid_at(10)));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_abort(&h, txid_at(11)));
+	/* 64 epochs on, epoch 5 is too old to tell: ask again. */
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_intend(&h, txid_at(80), &r, 1, doomed, 2, &nd));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_validate(&h, txid_at(80)));
+	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_O_LOCKED,
+			(int)ddsm_txh_outcome(&h, txid_at(5), true));
+	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_O_VALIDATED,
+			(int)ddsm_txh_outcome(&h, txid_at(80), true));
+
+	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_V_FORWARD, (int)ddsm_txh_verdict(true, true));
+	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_V_WAIT, (int)ddsm_txh_verdict(false, true));
+	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_V_BACK, (int)ddsm_txh_verdict(false, false));
+}
+
 static struct kunit_case tx_cases[] = {
 	KUNIT_CASE(tx_partial_lock),
 	KUNIT_CASE(tx_blind_writes),
 	KUNIT_CASE(tx_squash_races_ack),
 	KUNIT_CASE(tx_epochs),
+	KUNIT_CASE(tx_outcome),
 	{}
 };
 

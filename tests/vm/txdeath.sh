@@ -15,7 +15,7 @@ set -uo pipefail
 
 CL_NAME=${TXD_NAME:-txdeath} CL_N=3 CL_TIMEOUT=${TXD_LIMIT:-400}
 VICTIM=2 SURVIVORS="0 1"
-CL_CMD="TXD_SECS=${TXD_SECS:-40} bash /ddsm/tests/txdeath_guest.sh"
+CL_CMD="TXD_SECS=${TXD_SECS:-40} TXD_DELAY_MS=${TXD_DELAY_MS:-50} TXD_GAP_MS=${TXD_GAP_MS:-150} bash /ddsm/tests/txdeath_guest.sh"
 
 . "$(dirname "${BASH_SOURCE[0]}")/../../qemu/lib.sh"
 trap cl_teardown EXIT
@@ -54,7 +54,7 @@ for i in $SURVIVORS; do
 	fi
 	grep -aE "^(not )?ok - |^# node" "$CL_LOG/node$i.out" | tr -d '\r' | sed "s/^/[n$i] /"
 done
-rb=$(cat "$CL_LOG"/node[01].out | tr -d '\r' | grep -o 'home_rollbacks [0-9]*' | awk '{ s += $2 } END { print s + 0 }')
-echo "# txdeath: locked commits of node$VICTIM rolled back at the survivors: $rb"
+sum() { cat "$CL_LOG"/node[01].out | tr -d '\r' | grep -o "$1 [0-9]*" | awk '{ s += $2 } END { print s + 0 }'; }
+echo "# txdeath: locked commits of node$VICTIM at the survivors: $(sum home_in_doubt) in doubt, $(sum home_rollbacks) rolled back, $(sum home_rollforwards) rolled forward"
 echo "# txdeath: $failed of $total host checks failed; logs in $CL_LOG"
 [ "$failed" -eq 0 ]

@@ -9,13 +9,18 @@
 
 SECS=${TXD_SECS:-40}
 # The victim (last node) holds each commit's locks 50 ms before its
-# Validations, so that its death almost surely leaves some locked.
-DELAY=0
-[ "$ME" -eq $((N - 1)) ] && DELAY=${TXD_DELAY_MS:-50}
+# Validations and 150 ms between its first Validation and the next, so
+# that its death almost surely leaves commits locked at both survivors
+# (to roll back) or applied at node 0 and locked at node 1 (to roll
+# forward).
+DELAY=0 GAP=0
+if [ "$ME" -eq $((N - 1)) ]; then
+	DELAY=${TXD_DELAY_MS:-50} GAP=${TXD_GAP_MS:-150}
+fi
 tp_load heartbeat_ms=200 peer_timeout_ms=3000 reconnect_ms=1000 \
-	tx_validate_delay_ms="$DELAY" ||
+	tx_validate_delay_ms="$DELAY" tx_validate_gap_ms="$GAP" ||
 	{ nok "insmod ddsm.ko node_id=$ME"; exit 1; }
-ok "insmod ddsm.ko (heartbeat 200 ms, timeout 3000 ms, validate delay $DELAY ms)"
+ok "insmod ddsm.ko (heartbeat 200 ms, timeout 3000 ms, validate delay $DELAY ms, gap $GAP ms)"
 wait_until 90 all_up || { nok "every peer up within 90 s"; exit 1; }
 ok "every peer up"
 /ddsm/tests/ddsm-test-txdeath "$ME" "$N" "$SECS" "${TXD_WORKERS:-3}"

@@ -16,6 +16,7 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef int32_t s32;
 typedef uint16_t __le16;
 typedef uint32_t __le32;
 typedef uint64_t __le64;

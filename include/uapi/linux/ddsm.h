@@ -28,7 +28,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define DDSM_ABI_VERSION	6
+#define DDSM_ABI_VERSION	7
 #define DDSM_UNIT_SHIFT		12
 #define DDSM_UNIT_SIZE		(1ULL << DDSM_UNIT_SHIFT)
 #define DDSM_MAX_NODES		64
@@ -451,6 +451,10 @@ struct ddsm_tx_arg {
  * @home_aborts: aborts received as a home
  * @home_rollbacks: locked commits of a dead coordinator rolled back here
  * @home_full:	transactions refused for want of a table entry
+ * @home_in_doubt: locked commits of a dead coordinator held for the
+ *		other participants' answers (then rolled forward or back)
+ * @home_rollforwards: ... of those, applied here because another
+ *		participant had applied them
  */
 struct ddsm_tx_status {
 	__u64 begins;
@@ -467,6 +471,8 @@ struct ddsm_tx_status {
 	__u64 home_aborts;
 	__u64 home_rollbacks;
 	__u64 home_full;
+	__u64 home_in_doubt;
+	__u64 home_rollforwards;
 };
 
 #define DDSM_IOC_MAGIC	0xDD

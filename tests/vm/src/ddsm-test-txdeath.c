@@ -14,7 +14,7 @@
  * WORKERS processes per node (default 3, each on its own handle: one
  * transaction per open file), so that the victim is likely to hold the
  * partial lock somewhere when it dies; the survivors print how many
- * locked commits they rolled back.
+ * locked commits they held in doubt, rolled back and rolled forward.
  *
  * Node 0 loads the accounts and raises a flag in a plain (mapped,
  * coherent) unit that the others wait for.  Each node then runs
@@ -271,7 +271,7 @@ int main(int argc, char **argv)
 			    (long long)sum, nr, (long long)nr * START);
 	}
 	if (ddsm_tx_status(&d, &st) == 0)
-		printf("# node%d: tx status: begins %llu commits %llu home_intends %llu home_nacks %llu home_squashes %llu home_validations %llu home_aborts %llu home_rollbacks %llu\n",
+		printf("# node%d: tx status: begins %llu commits %llu home_intends %llu home_nacks %llu home_squashes %llu home_validations %llu home_aborts %llu home_in_doubt %llu home_rollbacks %llu home_rollforwards %llu\n",
 		       me, (unsigned long long)st.begins,
 		       (unsigned long long)st.commits,
 		       (unsigned long long)st.home_intends,
@@ -279,7 +279,9 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.home_squashes,
 		       (unsigned long long)st.home_validations,
 		       (unsigned long long)st.home_aborts,
-		       (unsigned long long)st.home_rollbacks);
+		       (unsigned long long)st.home_in_doubt,
+		       (unsigned long long)st.home_rollbacks,
+		       (unsigned long long)st.home_rollforwards);
 	marker("txd done");
 	return tap_failed ? 1 : 0;
 }
