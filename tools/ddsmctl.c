@@ -147,6 +147,39 @@ static int print_pmem(struct ddsm *d, const char *dev)
 	return 0;
 }
 
+/* HADES transactions: this node as coordinator, then as home. */
+static int print_tx(struct ddsm *d, const char *dev)
+{
+	struct ddsm_tx_status ts;
+	uint32_t r;
+
+	if (ddsm_tx_status(d, &ts))
+		return fail("tx status", dev);
+#define C(field) printf("tx_" #field ": %" PRIu64 "\n", (uint64_t)ts.field)
+	C(begins);
+	C(commits);
+	for (r = 1; r < DDSM_TX_REASON_NR; r++)
+		printf("tx_aborts_%s: %" PRIu64 "\n", ddsm_tx_reason_name(r),
+		       (uint64_t)ts.aborts[r]);
+	C(reads);
+	C(read_retries);
+	C(intends_sent);
+	C(fallbacks);
+	C(home_reads);
+	C(home_intends);
+	C(home_nacks);
+	C(home_squashes);
+	C(home_validations);
+	C(home_aborts);
+	C(home_full);
+	C(home_pins);
+	C(home_in_doubt);
+	C(home_rollbacks);
+	C(home_rollforwards);
+#undef C
+	return 0;
+}
+
 static int cmd_persist(struct ddsm *d, const char *dev, uint64_t gaddr,
 		       uint64_t len)
 {
@@ -236,7 +269,7 @@ static int cmd_status(struct ddsm *d, const char *dev)
 	C(cache_frames);
 	C(fault_errors);
 #undef C
-	return print_pmem(d, dev);
+	return print_pmem(d, dev) ?: print_tx(d, dev);
 }
 
 static int cmd_home(struct ddsm *d, const char *dev, uint64_t gaddr)

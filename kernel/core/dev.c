@@ -20,7 +20,7 @@
 struct ddsm_file {
 	struct ddsm_node *n;
 	struct mutex tx_lock;	/* the file's transaction calls, in turn */
-	struct ddsm_tx *tx;
+	struct ddsm_txfile tx;
 };
 
 static struct ddsm_node *node_of(struct file *file)

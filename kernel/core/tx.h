@@ -31,8 +31,33 @@
 struct ddsm_node;
 struct page;
 
+#define DDSM_TX_FOOTPRINT	32	/* units a fallback pins up front */
+
+/* Lines [first, last] of a unit a transaction read or wrote. */
+struct ddsm_txfp {
+	u64 unit;
+	u8 first;
+	u8 last;
+};
+
+/*
+ * An open file's transactions: the running one, and what its aborted
+ * attempts leave the next: conflict aborts in a row and the lines they
+ * touched, which the pessimistic fallback pins in address order.
+ */
+struct ddsm_txfile {
+	struct ddsm_tx *tx;
+	u32 conflicts;
+	u32 nfp;
+	struct ddsm_txfp fp[DDSM_TX_FOOTPRINT];
+};
+
 /* One running transaction of an open file (txio.c). */
 struct ddsm_tx {
+	struct ddsm_txfile *file;
+	bool fallback;			/* pins what it reads (txhome.h) */
+	u32 nfp;
+	struct ddsm_txfp fp[DDSM_TX_FOOTPRINT];
 	struct ddsm_txc c;		/* under txs->lock */
 	u16 slot;
 	u8 reason;			/* enum ddsm_tx_reason once doomed */
@@ -102,6 +127,7 @@ struct ddsm_txs {
 	atomic64_t begins, commits, reads, read_retries, intends_sent;
 	atomic64_t aborts[DDSM_TX_REASON_NR];
 	atomic64_t home_rollbacks, home_rollforwards, home_in_doubt;
+	atomic64_t fallbacks;
 };
 
 int ddsm_tx_init(struct ddsm_node *n);
@@ -118,8 +144,9 @@ int ddsm_tx_region_add(struct ddsm_node *n,
 		       const struct ddsm_tx_region_arg *a);
 
 /* txnode.c: a home's side.  Each returns the answer's errno (0: ACK). */
+/* @pin: the fallback's read, which pins the lines (txhome.h). */
 int ddsm_txnode_read(struct ddsm_node *n, u64 txid, u64 unit, u32 first,
-		     u32 last, struct page *out);
+		     u32 last, struct page *out, bool pin);
 /* @unit: one homed here, for the squashes' headers. */
 int ddsm_txnode_intend(struct ddsm_node *n, u64 txid, u64 unit,
 		       struct page *data);
@@ -138,13 +165,13 @@ void ddsm_txio_rx(struct ddsm_node *n, const struct ddsm_msg *m,
 void ddsm_txio_squash(struct ddsm_node *n, u64 txid);
 void ddsm_txio_peer_down(struct ddsm_node *n, u32 node);
 /*
- * The ioctls: @tx is the file's slot pointer; @buf holds a READ's or a
+ * The ioctls: @f is the file's transaction state; @buf holds a READ's or a
  * WRITE's a->len bytes (the caller copies them from or to user memory
  * without cfg_sem), NULL for the others.
  */
-long ddsm_txio_ioctl(struct ddsm_node *n, struct ddsm_tx **tx,
+long ddsm_txio_ioctl(struct ddsm_node *n, struct ddsm_txfile *f,
 		     unsigned int cmd, struct ddsm_tx_arg *a, u8 *buf);
-void ddsm_txio_release(struct ddsm_node *n, struct ddsm_tx **tx);
+void ddsm_txio_release(struct ddsm_node *n, struct ddsm_txfile *f);
 void ddsm_tx_status(struct ddsm_node *n, struct ddsm_tx_status *st);
 
 #endif /* DDSM_CORE_TX_H */

@@ -18,6 +18,7 @@
 #include <linux/moduleparam.h>
 #include <linux/printk.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/uaccess.h>
 #include "ddsm.h"
 #include "tx.h"
@@ -158,7 +159,9 @@ static int send_to_home(struct ddsm_node *n, struct ddsm_tx *t, u8 type,
 {
 	struct ddsm_msg m = {
 		.type = type,
-		.flags = data ? DDSM_MF_DATA : 0,
+		.flags = (data ? DDSM_MF_DATA : 0) |
+			 (type == DDSM_MSG_TX_READ && t->fallback ?
+			  DDSM_MF_PIN : 0),
 		.src = (u16)self(n),
 		.dst = (u16)home,
 		.requester = (u16)self(n),
@@ -195,7 +198,7 @@ static int read_once(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
 
 	if (home == self(n))
 		return ddsm_txnode_read(n, txid_of(t), unit, first, last,
-					t->reply);
+					t->reply, t->fallback);
 	spin_lock(&ts->lock);
 	t->seq++;
 	t->done = false;
@@ -212,12 +215,34 @@ static int read_once(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
 	return left || ret != -ETIMEDOUT ? ret : -ETIMEDOUT;
 }
 
+/* Note lines [@first, @last] of @unit in a footprint of @nr entries. */
+static void note_fp(struct ddsm_txfp *fp, u32 *nr, u64 unit, u32 first,
+		    u32 last)
+{
+	u32 i;
+
+	for (i = 0; i < *nr; i++) {
+		if (fp[i].unit != unit)
+			continue;
+		fp[i].first = min_t(u8, fp[i].first, first);
+		fp[i].last = max_t(u8, fp[i].last, last);
+		return;
+	}
+	if (*nr < DDSM_TX_FOOTPRINT) {
+		fp[*nr].unit = unit;
+		fp[*nr].first = (u8)first;
+		fp[*nr].last = (u8)last;
+		++*nr;
+	}
+}
+
 /* Home reads, a line held by a commit asked again; 0 or why not. */
 static int read_unit(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
 		     u32 first, u32 last)
 {
 	int tries, ret = -EAGAIN;
 
+	note_fp(t->fp, &t->nfp, unit, first, last);
 	for (tries = 0; tries < DDSM_TX_READ_TRIES && ret == -EAGAIN;
 	     tries++) {
 		if (tries) {
@@ -338,6 +363,9 @@ static int do_write(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
 		    t->wused + chunk > DDSM_TX_WBUF)
 			return -E2BIG;
 		touch(n, t, ddsm_gaddr_unit(a));
+		note_fp(t->fp, &t->nfp, ddsm_gaddr_unit(a),
+			off >> DDSM_LINE_SHIFT,
+			(off + chunk - 1) >> DDSM_LINE_SHIFT);
 		t->w[t->nw].gaddr = a;
 		t->w[t->nw].len = chunk;
 		t->w[t->nw].off = t->wused;
@@ -374,6 +402,65 @@ static void tell_homes(struct ddsm_node *n, struct ddsm_tx *t, bool commit)
 	}
 }
 
+static int fp_cmp(const void *a, const void *b)
+{
+	const struct ddsm_txfp *x = a, *y = b;
+
+	if (x->unit != y->unit)
+		return x->unit < y->unit ? -1 : 1;
+	return 0;
+}
+
+/*
+ * What an attempt leaves its file's next one: conflict aborts in a row
+ * (a commit or the caller's abort ends the run) and, while they last,
+ * every line the attempts touched.
+ */
+static void remember(struct ddsm_txfile *f, const struct ddsm_tx *t,
+		     u8 reason)
+{
+	u32 i;
+
+	if (reason == DDSM_TX_COMMITTED || reason == DDSM_TX_USER) {
+		f->conflicts = 0;
+		f->nfp = 0;
+		return;
+	}
+	if (reason == DDSM_TX_SQUASHED || reason == DDSM_TX_NACKED ||
+	    reason == DDSM_TX_READ_LOCKED)
+		f->conflicts++;
+	for (i = 0; i < t->nfp; i++)
+		note_fp(f->fp, &f->nfp, t->fp[i].unit, t->fp[i].first,
+			t->fp[i].last);
+}
+
+/*
+ * The pessimistic fallback's start: pin the lines the file's earlier
+ * attempts touched, in address order, waiting (bounded) for holders.
+ * Ordered, two fallbacks never wait for each other in a cycle; a line
+ * the attempt touches beyond these is pinned when it is read.  A pin
+ * that cannot be had leaves the attempt optimistic on those lines.
+ */
+static void pin_footprint(struct ddsm_node *n, struct ddsm_tx *t,
+			  struct ddsm_txfile *f)
+{
+	unsigned long until = jiffies + msecs_to_jiffies(ddsm_fault_timeout_ms());
+	u32 i;
+	int ret;
+
+	sort(f->fp, f->nfp, sizeof(f->fp[0]), fp_cmp, NULL);
+	for (i = 0; i < f->nfp; i++) {
+		do {
+			ret = read_once(n, t, f->fp[i].unit, f->fp[i].first,
+					f->fp[i].last);
+			if (ret == -EAGAIN)
+				usleep_range(100, 200);
+		} while (ret == -EAGAIN && time_before(jiffies, until));
+		if (ret)
+			break;
+	}
+}
+
 /* The transaction is over: its slot keeps the epoch for the next one. */
 static void finish(struct ddsm_node *n, struct ddsm_tx **tp, u8 reason)
 {
@@ -384,6 +471,7 @@ static void finish(struct ddsm_node *n, struct ddsm_tx **tp, u8 reason)
 		atomic64_inc(&ts->commits);
 	else if (reason < DDSM_TX_REASON_NR)
 		atomic64_inc(&ts->aborts[reason]);
+	remember(t->file, t, reason);
 	spin_lock(&ts->lock);
 	ts->last[t->slot] = t->c;
 	ts->slot[t->slot] = NULL;
@@ -497,8 +585,9 @@ out:
 	return ret;
 }
 
-static int do_begin(struct ddsm_node *n, struct ddsm_tx **tp)
+static int do_begin(struct ddsm_node *n, struct ddsm_txfile *f)
 {
+	struct ddsm_tx **tp = &f->tx;
 	struct ddsm_txs *ts = n->tx;
 	struct ddsm_tx *t;
 	u32 i;
@@ -522,6 +611,10 @@ static int do_begin(struct ddsm_node *n, struct ddsm_tx **tp)
 		t->slot = (u16)i;
 		t->c = ts->last[i];
 		ddsm_txc_begin(&t->c, (u16)self(n), (u16)i);
+		/* The run of conflicts is the file's, not the slot's. */
+		t->c.squashes = f->conflicts;
+		t->fallback = ddsm_txc_fallback(&t->c);
+		t->file = f;
 		ts->slot[i] = t;
 	}
 	spin_unlock(&ts->lock);
@@ -533,6 +626,10 @@ static int do_begin(struct ddsm_node *n, struct ddsm_tx **tp)
 	}
 	atomic64_inc(&ts->begins);
 	*tp = t;
+	if (t->fallback) {
+		atomic64_inc(&ts->fallbacks);
+		pin_footprint(n, t, f);
+	}
 	return 0;
 }
 
@@ -550,9 +647,10 @@ static int copy_args(struct ddsm_node *n, const struct ddsm_tx_arg *a,
 	return 0;
 }
 
-long ddsm_txio_ioctl(struct ddsm_node *n, struct ddsm_tx **tp,
+long ddsm_txio_ioctl(struct ddsm_node *n, struct ddsm_txfile *f,
 		     unsigned int cmd, struct ddsm_tx_arg *a, u8 *buf)
 {
+	struct ddsm_tx **tp = &f->tx;
 	u8 reason = DDSM_TX_COMMITTED;
 	long ret;
 
@@ -561,7 +659,7 @@ long ddsm_txio_ioctl(struct ddsm_node *n, struct ddsm_tx **tp,
 			return -EINVAL;
 		if (*tp)
 			return -EBUSY;
-		ret = do_begin(n, tp);
+		ret = do_begin(n, f);
 		if (!ret)
 			a->txid = txid_of(*tp);
 		return ret;
@@ -602,10 +700,10 @@ long ddsm_txio_ioctl(struct ddsm_node *n, struct ddsm_tx **tp,
 	return ret;
 }
 
-void ddsm_txio_release(struct ddsm_node *n, struct ddsm_tx **tp)
+void ddsm_txio_release(struct ddsm_node *n, struct ddsm_txfile *f)
 {
-	if (*tp)
-		abort_tx(n, tp, DDSM_TX_USER);
+	if (f->tx)
+		abort_tx(n, &f->tx, DDSM_TX_USER);
 }
 
 void ddsm_tx_status(struct ddsm_node *n, struct ddsm_tx_status *st)
@@ -635,4 +733,6 @@ void ddsm_tx_status(struct ddsm_node *n, struct ddsm_tx_status *st)
 	st->home_full = hs.full;
 	st->home_in_doubt = atomic64_read(&ts->home_in_doubt);
 	st->home_rollforwards = atomic64_read(&ts->home_rollforwards);
+	st->fallbacks = atomic64_read(&ts->fallbacks);
+	st->home_pins = hs.pins;
 }

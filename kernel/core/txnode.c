@@ -31,7 +31,7 @@ static void drop_intend(struct ddsm_txhome *hm, u32 idx)
 }
 
 int ddsm_txnode_read(struct ddsm_node *n, u64 txid, u64 unit, u32 first,
-		     u32 last, struct page *out)
+		     u32 last, struct page *out, bool pin)
 {
 	struct ddsm_txhome *hm = &n->tx->home;
 	u64 line0 = unit << (DDSM_PROTO_UNIT_SHIFT - DDSM_LINE_SHIFT);
@@ -45,7 +45,10 @@ int ddsm_txnode_read(struct ddsm_node *n, u64 txid, u64 unit, u32 first,
 	if (!frame)
 		return -ENOMEM;
 	mutex_lock(&hm->lock);
-	ret = ddsm_txh_read(&hm->h, txid, line0 + first, line0 + last);
+	ret = pin ? ddsm_txh_pin(&hm->h, txid, line0 + first, line0 + last) :
+		    -E2BIG;
+	if (ret == -E2BIG)	/* no room for the pin: a plain read */
+		ret = ddsm_txh_read(&hm->h, txid, line0 + first, line0 + last);
 	if (!ret) {
 		u8 *src = kmap_local_page(frame);
 		u8 *dst = kmap_local_page(out);
@@ -435,7 +438,8 @@ void ddsm_txnode_rx(struct ddsm_node *n, const struct ddsm_msg *m,
 	case DDSM_MSG_TX_READ:
 		out = alloc_page(GFP_KERNEL);
 		ret = out ? ddsm_txnode_read(n, m->copyset, m->unit,
-					     m->acks & 0xff, m->acks >> 8, out) :
+					     m->acks & 0xff, m->acks >> 8, out,
+					     m->flags & DDSM_MF_PIN) :
 			    -ENOMEM;
 		answer(n, m, DDSM_MSG_TX_READ_REPLY, ret, ret ? NULL : out);
 		if (out)

@@ -241,6 +241,8 @@ enum ddsm_msg_verdict ddsm_msg_decode(const struct ddsm_space *s, u32 from,
 	    m->type != DDSM_MSG_UNLOCK &&
 	    (m->type != DDSM_MSG_ACK || !(m->flags & DDSM_MF_GRANT)))
 		return DDSM_MSG_BAD_FLAGS;
+	if ((m->flags & DDSM_MF_PIN) && m->type != DDSM_MSG_TX_READ)
+		return DDSM_MSG_BAD_FLAGS;
 	if (!ddsm_unit_valid(s, m->unit))
 		return DDSM_MSG_BAD_UNIT;
 	if (!nodes_fit(s, m, from))

@@ -113,8 +113,11 @@ enum ddsm_msg_type {
  * UNLOCK of its own (requester = the remote node) once its data is out.
  */
 #define DDSM_MF_HANDOFF	0x20
+/* PIN on a TX_READ: the pessimistic fallback's read (txhome.h, pin). */
+#define DDSM_MF_PIN	0x40
 #define DDSM_MF_ALL	(DDSM_MF_DATA | DDSM_MF_GRANT | DDSM_MF_EXCL | \
-			 DDSM_MF_CLEAN | DDSM_MF_WB | DDSM_MF_HANDOFF)
+			 DDSM_MF_CLEAN | DDSM_MF_WB | DDSM_MF_HANDOFF | \
+			 DDSM_MF_PIN)
 
 /* Global states, as kept by the directory and reported in messages. */
 enum ddsm_gstate {

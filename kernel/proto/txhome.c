@@ -135,33 +135,58 @@ static bool in_ranges(const struct ddsm_txh_entry *e, u64 line)
 	return false;
 }
 
-/* Does a lock holder other than @self forbid reading @line? */
+/* Has @e, running or committing, pinned @line? */
+static bool pinned(const struct ddsm_txh_entry *e, u64 line)
+{
+	u32 i;
+
+	if (e->state != DDSM_TXH_ACTIVE && e->state != DDSM_TXH_LOCKED)
+		return false;
+	for (i = 0; i < e->nr_pins; i++)
+		if (line >= e->pins[i].first && line <= e->pins[i].last)
+			return true;
+	return false;
+}
+
+/* Does a lock or pin holder other than @self forbid reading @line? */
 static bool read_denied(const struct ddsm_txh *h,
 			const struct ddsm_txh_entry *self, u64 line)
 {
 	u32 i;
 
+	if (pinned(self, line))
+		return false;	/* nobody else holds it */
 	for (i = 0; i < h->nr; i++) {
 		const struct ddsm_txh_entry *x = &h->e[i];
 
-		if (x != self && x->state == DDSM_TXH_LOCKED &&
-		    in_ranges(x, line))
+		if (x != self && ((x->state == DDSM_TXH_LOCKED &&
+				   in_ranges(x, line)) || pinned(x, line)))
 			return true;
 	}
 	return false;
 }
 
-/* Does a lock holder other than @self forbid writing @line? */
+/*
+ * Does a lock or pin holder other than @self forbid writing @line?  On a
+ * line @self pinned, no other can have read it since: only the exact
+ * sets are tested, so a read filter's false positive cannot refuse it.
+ */
 static bool write_denied(const struct ddsm_txh *h,
 			 const struct ddsm_txh_entry *self, u64 line)
 {
+	bool own = pinned(self, line);
 	u32 i;
 
 	for (i = 0; i < h->nr; i++) {
 		const struct ddsm_txh_entry *x = &h->e[i];
 
-		if (x != self && x->state == DDSM_TXH_LOCKED &&
-		    (in_ranges(x, line) || ddsm_bf_test(&x->rd, line)))
+		if (x == self)
+			continue;
+		if (pinned(x, line))
+			return true;
+		if (x->state == DDSM_TXH_LOCKED &&
+		    (in_ranges(x, line) ||
+		     (!own && ddsm_bf_test(&x->rd, line))))
 			return true;
 	}
 	return false;
@@ -229,6 +254,72 @@ int ddsm_txh_read(struct ddsm_txh *h, u64 txid, u64 first, u64 last)
 			break;
 	}
 	ddsm_bf_add_range(&e->rd, first, last);
+	h->stats.reads++;
+	return 0;
+}
+
+/* Widen a pin that touches [@first, @last], or add one. */
+static int add_pin(struct ddsm_txh_entry *e, u64 first, u64 last)
+{
+	u32 i;
+
+	for (i = 0; i < e->nr_pins; i++) {
+		struct ddsm_tx_range *p = &e->pins[i];
+
+		if (first <= p->last + 1 && last + 1 >= p->first) {
+			if (first < p->first)
+				p->first = first;
+			if (last > p->last)
+				p->last = last;
+			return 0;
+		}
+	}
+	if (e->nr_pins == DDSM_TXH_PINS)
+		return -E2BIG;
+	e->pins[e->nr_pins].first = first;
+	e->pins[e->nr_pins].last = last;
+	e->nr_pins++;
+	return 0;
+}
+
+int ddsm_txh_pin(struct ddsm_txh *h, u64 txid, u64 first, u64 last)
+{
+	struct ddsm_txh_entry *e;
+	u64 line;
+	u32 i;
+
+	if (first > last)
+		return -EINVAL;
+	if (last - first >= DDSM_TXH_MAX_LINES)
+		return -E2BIG;
+	e = find_or_add(h, txid);
+	if (!e)
+		return txid ? -ENOSPC : -EINVAL;
+	if (e->state == DDSM_TXH_DOOMED)
+		return -ESTALE;
+	if (e->state != DDSM_TXH_ACTIVE)
+		return -EPROTO;
+	for (line = first; ; line++) {
+		for (i = 0; i < h->nr; i++) {
+			const struct ddsm_txh_entry *x = &h->e[i];
+
+			if (x == e)
+				continue;
+			if (pinned(x, line) ||
+			    (x->state == DDSM_TXH_LOCKED &&
+			     (in_ranges(x, line) ||
+			      ddsm_bf_test(&x->rd, line)))) {
+				h->stats.pins_denied++;
+				return -EAGAIN;
+			}
+		}
+		if (line == last)
+			break;
+	}
+	if (add_pin(e, first, last))
+		return -E2BIG;
+	ddsm_bf_add_range(&e->rd, first, last);
+	h->stats.pins += last - first + 1;
 	h->stats.reads++;
 	return 0;
 }

@@ -51,6 +51,7 @@ struct ddsm_tx_range {
 };
 
 #define DDSM_TXH_RANGES	16	/* written ranges a committer may hold here */
+#define DDSM_TXH_PINS	8	/* pinned ranges a fallback transaction may hold */
 /* Lines one read or one Intend may name: 256 KiB, bounding the probes. */
 #define DDSM_TXH_MAX_LINES	4096
 
@@ -62,6 +63,12 @@ struct ddsm_txh_entry {
 	struct ddsm_bf wr;
 	/* LOCKED: the exact written lines, so the lock is exact for them. */
 	struct ddsm_tx_range ranges[DDSM_TXH_RANGES];
+	/*
+	 * The pessimistic fallback's lines (ddsm_txh_pin): nobody else reads
+	 * or writes them until it ends, so it cannot be squashed on them.
+	 */
+	u8 nr_pins;
+	struct ddsm_tx_range pins[DDSM_TXH_PINS];
 };
 
 struct ddsm_txh_stats {
@@ -73,6 +80,8 @@ struct ddsm_txh_stats {
 	u64 validations;
 	u64 aborts;
 	u64 full;		/* no free entry */
+	u64 pins;		/* lines pinned by fallback transactions */
+	u64 pins_denied;	/* ... refused: held by another, retry */
 };
 
 /*
@@ -118,6 +127,22 @@ void ddsm_txh_init(struct ddsm_txh *h, struct ddsm_txh_entry *entries,
  * -E2BIG: more than DDSM_TXH_MAX_LINES lines.
  */
 int ddsm_txh_read(struct ddsm_txh *h, u64 txid, u64 first, u64 last);
+
+/*
+ * The pessimistic fallback (after DDSM_TXC_SQUASH_LIMIT squashes, the
+ * paper's "lock all of its data first"): @txid reads lines [@first,
+ * @last] and pins them.  Until it ends, another transaction's read of a
+ * pinned line is refused (-EAGAIN, retried) and so is its Intend to write
+ * one (NACK), so @txid cannot be squashed on them; its own Intend ignores
+ * the others' read filters on its pinned lines (nobody can have read them
+ * since), so a filter's false positive cannot squash it either.  0: read
+ * the data now; -EAGAIN: another transaction pinned one of them, or a
+ * committing one holds one (in its writes or its read filter): retry;
+ * -E2BIG: no room for another pinned range (read it without the pin);
+ * else as ddsm_txh_read().  A coordinator pins in address order, so two
+ * fallback transactions never wait for each other in a cycle.
+ */
+int ddsm_txh_pin(struct ddsm_txh *h, u64 txid, u64 first, u64 last);
 
 /*
  * Intend-to-commit of @txid with the @nr ranges it wrote here (maybe

@@ -393,6 +393,8 @@ static void msg_tx_roles(struct kunit *test)
 	m.copyset = ddsm_txid_pack(id);
 	m.flags = DDSM_MF_DATA;				/* a read carries none */
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FLAGS, roundtrip(c, &m, 2));
+	m.flags = DDSM_MF_PIN;				/* the fallback's read */
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 2));
 	m.flags = 0;
 	m.err = 5;
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 2));
@@ -404,6 +406,9 @@ static void msg_tx_roles(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FLAGS, roundtrip(c, &m, 2));
 	m.flags = DDSM_MF_DATA;
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 2));
+	m.flags = DDSM_MF_DATA | DDSM_MF_PIN;		/* reads only */
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FLAGS, roundtrip(c, &m, 2));
+	m.flags = DDSM_MF_DATA;
 	m.acks = 1;
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 2));
 

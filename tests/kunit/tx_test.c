@@ -199,12 +199,56 @@ static void tx_outcome(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_V_BACK, (int)ddsm_txh_verdict(false, false));
 }
 
+/*
+ * The pessimistic fallback: a pinned line refuses the others' reads,
+ * Intends and pins, while its holder reads it, and commits it even when
+ * a committing reader's filter seems to hold it (a false positive).
+ */
+static void tx_pins(struct kunit *test)
+{
+	static struct ddsm_txh_entry ent[SLOTS];
+	struct ddsm_txh h;
+	struct ddsm_tx_range r = { 20, 21 }, other = { 40, 40 };
+	u64 doomed[4];
+	u32 nd;
+
+	ddsm_txh_init(&h, ent, SLOTS);
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_pin(&h, TX(1), 20, 21));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, ddsm_txh_read(&h, TX(2), 21, 21));
+	KUNIT_EXPECT_EQ(test, -EAGAIN, ddsm_txh_pin(&h, TX(2), 19, 20));
+	KUNIT_EXPECT_EQ(test, -EBUSY, ddsm_txh_intend(&h, TX(3), &r, 1, doomed, 4, &nd));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_read(&h, TX(1), 20, 21));
+	/* A committer whose read filter covers line 20 (read it earlier). */
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_read(&h, TX(4), 22, 22));
+	ent[3].rd = ent[0].rd;		/* TX(4)'s filter now hits 20 and 21 */
+	KUNIT_ASSERT_EQ(test, TX(4), ent[3].txid);
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_intend(&h, TX(4), &other, 1, doomed, 4, &nd));
+	/* An optimistic writer would be refused by that filter ... */
+	KUNIT_EXPECT_EQ(test, -EBUSY, ddsm_txh_intend(&h, TX(5), &r, 1, doomed, 4, &nd));
+	/* ... the pinned one is not: nobody can have read its lines. */
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_intend(&h, TX(1), &r, 1, doomed, 4, &nd));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_validate(&h, TX(1)));
+	/* Pinning waits for a committer whose filter may hold the line. */
+	KUNIT_EXPECT_EQ(test, -EAGAIN, ddsm_txh_pin(&h, TX(2), 19, 20));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_validate(&h, TX(4)));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_pin(&h, TX(2), 19, 20));
+	/* Pins merge; past DDSM_TXH_PINS ranges the caller reads unpinned. */
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_pin(&h, TX(2), 21, 22));
+	KUNIT_EXPECT_EQ(test, 1U, (u32)ent[1].nr_pins);
+	for (nd = 0; nd < DDSM_TXH_PINS - 1; nd++)
+		KUNIT_EXPECT_EQ(test, 0, ddsm_txh_pin(&h, TX(2), 100 + 2 * nd, 100 + 2 * nd));
+	KUNIT_EXPECT_EQ(test, -E2BIG, ddsm_txh_pin(&h, TX(2), 300, 300));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_abort(&h, TX(2)));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_read(&h, TX(6), 20, 22));
+}
+
 static struct kunit_case tx_cases[] = {
 	KUNIT_CASE(tx_partial_lock),
 	KUNIT_CASE(tx_blind_writes),
 	KUNIT_CASE(tx_squash_races_ack),
 	KUNIT_CASE(tx_epochs),
 	KUNIT_CASE(tx_outcome),
+	KUNIT_CASE(tx_pins),
 	{}
 };
 

@@ -83,6 +83,12 @@ if [[ " $BACKENDS " == *" hades "* ]]; then
 		run_bench "ycsb-t $r/$((100 - r)), $RECORDS records of 256 B, hades, generations + serializability" 400 \
 			$TXH -w ycsbt -r $r -v 256 -n "$RECORDS"
 	done
+	# Every choice on 4 accounts: runs of 8 conflict aborts send
+	# attempts to the pessimistic fallback, which pins its lines first.
+	run_bench "smallbank, 4 hot accounts at 100%, hades, audit + serializability" 400 \
+		$TXH -w smallbank -n "$RECORDS" --hot 4 --hot-pct 100
+	$BIN/ddsmctl status | grep -E '^tx_(commits|aborts_squashed|aborts_nacked|aborts_read_locked|fallbacks|home_pins|home_in_doubt)' |
+		tr '\n' ' ' | sed "s/^/# node$ME: /; s/ $/\n/"
 fi
 check_no_sigbus
 [ $failed -ne 0 ] && diag

@@ -455,6 +455,9 @@ struct ddsm_tx_arg {
  *		other participants' answers (then rolled forward or back)
  * @home_rollforwards: ... of those, applied here because another
  *		participant had applied them
+ * @fallbacks:	transactions begun in the pessimistic fallback (after
+ *		8 conflict aborts in a row on their file)
+ * @home_pins:	lines pinned here by fallback transactions
  */
 struct ddsm_tx_status {
 	__u64 begins;
@@ -473,6 +476,8 @@ struct ddsm_tx_status {
 	__u64 home_full;
 	__u64 home_in_doubt;
 	__u64 home_rollforwards;
+	__u64 fallbacks;
+	__u64 home_pins;
 };
 
 #define DDSM_IOC_MAGIC	0xDD
