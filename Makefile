@@ -27,7 +27,7 @@ MANDIR     ?= $(PREFIX)/share/man
 export BUILD_DIR KVER KDIR STAGE PREFIX
 
 .PHONY: all module userlib tools testprogs stage setup demo check kunit \
-	vmtests clean distclean checkpatch soak check-debug bench bench-pmem install deb
+	vmtests clean distclean checkpatch soak check-debug bench bench-pmem bench-tx install deb
 
 all: module userlib tools testprogs
 
@@ -115,6 +115,12 @@ bench: setup
 bench-pmem: setup
 	$(MAKE) stage
 	bash qemu/bench-pmem.sh
+
+# HADES transactions against the software OCC baseline, 3 nodes, both
+# backends in one boot (qemu/bench-tx.sh, about 6 minutes).
+bench-tx: setup
+	$(MAKE) stage
+	bash qemu/bench-tx.sh
 
 # The VM suites on a lockdep+KASAN guest kernel built once from Debian's
 # linux-source and cached outside the checkout (tests/run-debug.sh).
