@@ -229,7 +229,30 @@ static bool probe_running(const void *ctx, u64 line)
 	return ddsm_bf_test(&y->rd, line) || ddsm_bf_test(&y->wr, line);
 }
 
-int ddsm_txh_read(struct ddsm_txh *h, u64 txid, u64 first, u64 last)
+/* Does another transaction keep @self from pinning @line? */
+static bool pin_denied(const struct ddsm_txh *h,
+		       const struct ddsm_txh_entry *self, u64 line)
+{
+	u32 i;
+
+	for (i = 0; i < h->nr; i++) {
+		const struct ddsm_txh_entry *x = &h->e[i];
+
+		if (x != self && (pinned(x, line) ||
+				  (x->state == DDSM_TXH_LOCKED &&
+				   (in_ranges(x, line) ||
+				    ddsm_bf_test(&x->rd, line)))))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The running entry a read (or, @pin, a pin) of [@first, @last] goes to,
+ * once no other transaction forbids it any of the lines.
+ */
+static int reader(struct ddsm_txh *h, u64 txid, u64 first, u64 last,
+		  bool pin, struct ddsm_txh_entry **ep)
 {
 	struct ddsm_txh_entry *e;
 	u64 line;
@@ -246,13 +269,27 @@ int ddsm_txh_read(struct ddsm_txh *h, u64 txid, u64 first, u64 last)
 	if (e->state != DDSM_TXH_ACTIVE)
 		return -EPROTO;	/* no reads once it committed here */
 	for (line = first; ; line++) {
-		if (read_denied(h, e, line)) {
-			h->stats.reads_denied++;
+		if (pin ? pin_denied(h, e, line) : read_denied(h, e, line)) {
+			if (pin)
+				h->stats.pins_denied++;
+			else
+				h->stats.reads_denied++;
 			return -EAGAIN;
 		}
 		if (line == last)
 			break;
 	}
+	*ep = e;
+	return 0;
+}
+
+int ddsm_txh_read(struct ddsm_txh *h, u64 txid, u64 first, u64 last)
+{
+	struct ddsm_txh_entry *e;
+	int ret = reader(h, txid, first, last, false, &e);
+
+	if (ret)
+		return ret;
 	ddsm_bf_add_range(&e->rd, first, last);
 	h->stats.reads++;
 	return 0;
@@ -285,37 +322,10 @@ static int add_pin(struct ddsm_txh_entry *e, u64 first, u64 last)
 int ddsm_txh_pin(struct ddsm_txh *h, u64 txid, u64 first, u64 last)
 {
 	struct ddsm_txh_entry *e;
-	u64 line;
-	u32 i;
+	int ret = reader(h, txid, first, last, true, &e);
 
-	if (first > last)
-		return -EINVAL;
-	if (last - first >= DDSM_TXH_MAX_LINES)
-		return -E2BIG;
-	e = find_or_add(h, txid);
-	if (!e)
-		return txid ? -ENOSPC : -EINVAL;
-	if (e->state == DDSM_TXH_DOOMED)
-		return -ESTALE;
-	if (e->state != DDSM_TXH_ACTIVE)
-		return -EPROTO;
-	for (line = first; ; line++) {
-		for (i = 0; i < h->nr; i++) {
-			const struct ddsm_txh_entry *x = &h->e[i];
-
-			if (x == e)
-				continue;
-			if (pinned(x, line) ||
-			    (x->state == DDSM_TXH_LOCKED &&
-			     (in_ranges(x, line) ||
-			      ddsm_bf_test(&x->rd, line)))) {
-				h->stats.pins_denied++;
-				return -EAGAIN;
-			}
-		}
-		if (line == last)
-			break;
-	}
+	if (ret)
+		return ret;
 	if (add_pin(e, first, last))
 		return -E2BIG;
 	ddsm_bf_add_range(&e->rd, first, last);
