@@ -205,11 +205,11 @@ static unsigned long doubt_bound(struct ddsm_node *n)
 
 static u64 participants(struct page *intend)
 {
-	const struct ddsm_txp_hdr *hd = kmap_local_page(intend);
-	u64 p = le64_to_cpu(hd->participants);
+	const void *p = kmap_local_page(intend);
+	u64 set = ddsm_txp_participants(p);
 
-	kunmap_local(hd);
-	return p;
+	kunmap_local(p);
+	return set;
 }
 
 /*

@@ -15,7 +15,7 @@ set -uo pipefail
 
 CL_NAME=${TXD_NAME:-txdeath} CL_N=3 CL_TIMEOUT=${TXD_LIMIT:-400}
 VICTIM=2 SURVIVORS="0 1"
-CL_CMD="TXD_SECS=${TXD_SECS:-40} TXD_DELAY_MS=${TXD_DELAY_MS:-50} TXD_GAP_MS=${TXD_GAP_MS:-150} bash /ddsm/tests/txdeath_guest.sh"
+CL_CMD="TXD_SECS=${TXD_SECS:-40} TXD_DELAY_MS=${TXD_DELAY_MS:-50} TXD_GAP_MS=${TXD_GAP_MS:-400} bash /ddsm/tests/txdeath_guest.sh"
 
 . "$(dirname "${BASH_SOURCE[0]}")/../../qemu/lib.sh"
 trap cl_teardown EXIT

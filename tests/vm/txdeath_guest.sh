@@ -9,13 +9,13 @@
 
 SECS=${TXD_SECS:-40}
 # The victim (last node) holds each commit's locks 50 ms before its
-# Validations and 150 ms between its first Validation and the next, so
+# Validations and 400 ms between its first Validation and the next, so
 # that its death almost surely leaves commits locked at both survivors
 # (to roll back) or applied at node 0 and locked at node 1 (to roll
 # forward).
 DELAY=0 GAP=0
 if [ "$ME" -eq $((N - 1)) ]; then
-	DELAY=${TXD_DELAY_MS:-50} GAP=${TXD_GAP_MS:-150}
+	DELAY=${TXD_DELAY_MS:-50} GAP=${TXD_GAP_MS:-400}
 fi
 tp_load heartbeat_ms=200 peer_timeout_ms=3000 reconnect_ms=1000 \
 	tx_validate_delay_ms="$DELAY" tx_validate_gap_ms="$GAP" ||
