@@ -91,18 +91,19 @@ check: setup
 	bash tests/run.sh
 
 # The load test for 30 minutes, a busy loop beside the traffic on every
-# guest, then coherence, evict, litmus and txbench with more work than
+# guest, then coherence, evict, litmus, txbench and fuzz with more work than
 # make check gives them, and the model checker's full set (about 20
 # minutes more on the 2-core host).
 soak: setup
 	$(MAKE) stage
-	DDSM_TESTS="load coherence evict litmus txbench model" LOAD_NODES=$${LOAD_NODES:-4} \
+	DDSM_TESTS="load coherence evict litmus txbench fuzz model" LOAD_NODES=$${LOAD_NODES:-4} \
 		MODEL_CHECK=check-full \
 		LOAD_SECONDS=$${LOAD_SECONDS:-1800} LOAD_HOG=$${LOAD_HOG:-1} \
 		COUNTER_ROUNDS=$${COUNTER_ROUNDS:-10000} \
 		EVICT_UNITS=$${EVICT_UNITS:-4096} \
 		LITMUS_ITERS=$${LITMUS_ITERS:-5000} \
 		TX_OPS=$${TX_OPS:-2000} \
+		FUZZ_OPS=$${FUZZ_OPS:-100000} \
 		bash tests/run.sh
 
 # tools/workloads on 1-4 nodes, with plots (qemu/bench-workloads.sh).

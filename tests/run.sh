@@ -17,7 +17,7 @@
 # LOAD_SECONDS, LOAD_HOG and LOAD_NODES tune the load component (make soak);
 # COUNTER_ROUNDS (coherence), EVICT_UNITS (evict) and LITMUS_ITERS (litmus)
 # set how much work those do, TX_OPS (txbench, transactions per thread and
-# run) too (make soak raises all four);
+# run) and FUZZ_OPS (fuzz, calls per node) too (make soak raises all five);
 # LOSSY_NETEM replaces the lossy component's netem options.
 set -uo pipefail
 
@@ -178,7 +178,7 @@ for t in $DDSM_TESTS; do
 			--name txbench -- "TX_OPS=${TX_OPS:-100} TX_BACKENDS='${TX_BACKENDS:-occ hades}' bash /ddsm/tests/txbench.sh" ;;
 	fuzz)
 		run_component fuzz bash "$ROOT/qemu/cluster.sh" -n 3 -t 900 \
-			--name fuzz -- bash /ddsm/tests/fuzz.sh ;;
+			--name fuzz -- "FUZZ_OPS=${FUZZ_OPS:-10000} bash /ddsm/tests/fuzz.sh" ;;
 	litmus)
 		# Four nodes so that IRIW's four threads each get their own.
 		# 400 iterations per test and layout keep make check within

@@ -5,10 +5,11 @@
 # calls on /dev/ddsm from FUZZ_PROCS (default 4) processes per node
 # (ddsm-fuzz: mmap/munmap/mprotect/mremap/madvise/fork/ioctl with random
 # and boundary arguments, loads and stores through the mappings,
-# process_vm_readv).  Every refusal must be a documented errno, no access
-# to a live mapping may fault, and afterwards nothing is left mapped and
-# the node still serves the protocol (the cluster runner also fails the
-# run on any Oops/BUG/WARNING on a console).
+# process_vm_readv, HADES transactions on a region every node declares).
+# Every refusal must be a documented errno, no access to a live mapping
+# may fault, transactions must commit, and afterwards nothing is left
+# mapped and the node still serves the protocol (the cluster runner also
+# fails the run on any Oops/BUG/WARNING on a console).
 #
 #   qemu/cluster.sh -n 3 -t 600 --name fuzz -- bash /ddsm/tests/fuzz.sh
 
@@ -22,6 +23,9 @@ m0=$(stat_of mappings)
 run ddsm-fuzz 400 $TESTS/ddsm-fuzz "$ME" "$OPS" "$SEED" "$PROCS"
 m1=$(stat_of mappings)
 check "mappings back to their start value ($m0 -> $m1)" test "$m0" = "$m1"
+# The transactional calls got past their argument checks, to commits.
+c=$(stat_of tx_commits)
+check "transactions committed during the fuzz (tx_commits $c)" test "${c:-0}" -gt 0
 check "no message dropped as malformed" \
 	bash -c "$CTL status | grep -q '^msgs_dropped: 0$'"
 check "dmesg: no WARNING or BUG" bash -c "! dmesg | grep -qE 'WARNING:|BUG:|Oops'"

@@ -372,7 +372,8 @@ struct ddsm_region_arg {
  * every transactional region, or no transaction running), E2BIG (more
  * than DDSM_TX_MAX_WRITES writes, DDSM_TX_WBUF bytes of them, or writes
  * at one home that do not fit in one DDSM_UNIT_SIZE Intend), EFAULT,
- * EBUSY (BEGIN with a transaction running).
+ * EBUSY (BEGIN with a transaction running), EAGAIN (BEGIN with every
+ * transaction slot of the node taken).
  */
 enum ddsm_tx_reason {
 	DDSM_TX_COMMITTED	= 0,

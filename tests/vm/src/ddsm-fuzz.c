@@ -4,7 +4,10 @@
  * open/close, mmap (random and boundary lengths, offsets, protections,
  * flags), munmap, mprotect, mremap, madvise, fork (the child touches the
  * mappings it inherited), ioctls with random and boundary arguments,
- * loads and stores through the live mappings, process_vm_readv on them.
+ * loads and stores through the live mappings, process_vm_readv on them,
+ * and HADES transactions (DDSM_IOC_TX_*) on a small transactional region
+ * every node declares, from the workers and from their forked children
+ * on the files they share.
  * Every failure must carry an errno from the documented set for that call
  * (docs/api.md, "What the device refuses"); no access to a live mapping
  * may fault; the kernel must not complain (the cluster runner checks the
@@ -25,18 +28,21 @@
 #define UNIT		DDSM_UNIT_SIZE
 #define WIN_UNIT	16384		/* the fuzz window: 64 MiB in */
 #define WIN_UNITS	256		/* 1 MiB */
+#define TX_UNIT		(WIN_UNIT + 4 * WIN_UNITS)	/* past every fuzz mmap */
+#define TX_UNITS	8
 #define MAXMAP		8
 #define MAXFD		4
 #define NERR		134
 
 enum op { OP_OPEN, OP_CLOSE, OP_MMAP, OP_MUNMAP, OP_MPROTECT, OP_MREMAP,
-	  OP_MADVISE, OP_FORK, OP_IOCTL, OP_TOUCH, OP_VMREAD, OP_NR };
+	  OP_MADVISE, OP_FORK, OP_IOCTL, OP_TOUCH, OP_VMREAD, OP_TX, OP_NR };
 static const char *const op_name[OP_NR] = {
 	"open", "close", "mmap", "munmap", "mprotect", "mremap", "madvise",
-	"fork", "ioctl", "touch", "process_vm_readv",
+	"fork", "ioctl", "touch", "process_vm_readv", "tx",
 };
 /* The errnos each call may give on ddsm (docs/api.md). */
-static const int allowed[OP_NR][8] = {
+#define NALLOWED	10
+static const int allowed[OP_NR][NALLOWED] = {
 	[OP_OPEN] = { EMFILE },
 	[OP_CLOSE] = { EBADF },
 	[OP_MMAP] = { EINVAL, ENXIO, EPERM, EACCES, EOVERFLOW, ENOMEM, EBADF,
@@ -50,6 +56,12 @@ static const int allowed[OP_NR][8] = {
 	[OP_IOCTL] = { ENOTTY, EFAULT, EINVAL, ERANGE, EBUSY, EBADF, ENODEV },
 	[OP_TOUCH] = { 0 },
 	[OP_VMREAD] = { EFAULT },
+	/*
+	 * ECANCELED: the transaction aborted; EAGAIN: every slot busy;
+	 * ENOTTY/EBADF: a descriptor that is not /dev/ddsm.
+	 */
+	[OP_TX] = { EINVAL, EFAULT, EBUSY, ECANCELED, E2BIG, EAGAIN, ERANGE,
+		    ENOTTY, EBADF, ENOMEM },
 };
 
 struct map {
@@ -94,7 +106,7 @@ static void result(enum op op, long ret, int err)
 	if (ret != -1)
 		return;
 	errs[op][err < NERR ? err : 0]++;
-	for (i = 0; i < 8 && allowed[op][i]; i++)
+	for (i = 0; i < NALLOWED && allowed[op][i]; i++)
 		if (allowed[op][i] == err)
 			return;
 	if (bad++ < 10)
@@ -107,6 +119,17 @@ static int any_fd(void)
 	int fd = fds[rnd() % MAXFD];
 
 	return rnd() % 16 ? fd : (int)(rnd() % 64) - 2;
+}
+
+/* An open descriptor if there is one, now and then any: for do_tx(). */
+static int open_fd(void)
+{
+	int i, start = (int)(rnd() % MAXFD);
+
+	for (i = 0; i < MAXFD && rnd() % 16; i++)
+		if (fds[(start + i) % MAXFD] >= 0)
+			return fds[(start + i) % MAXFD];
+	return any_fd();
 }
 
 static struct map *any_map(void)
@@ -229,6 +252,101 @@ static void do_ioctl(void)
 	result(OP_IOCTL, ret, errno);
 }
 
+/* A random address for a transactional read or write. */
+static uint64_t tx_gaddr(void)
+{
+	uint64_t base = (uint64_t)TX_UNIT * UNIT;
+
+	switch (rnd() % 8) {
+	case 0:
+		return rnd() % 4 ? rnd() % (1ull << 38) : rnd();
+	case 1:		/* the region's last bytes: a long access runs out */
+		return base + TX_UNITS * UNIT - 1 - rnd() % 64;
+	case 2:		/* across a unit boundary */
+		return base + (1 + rnd() % (TX_UNITS - 1)) * UNIT - 1 - rnd() % 8;
+	default:
+		return base + rnd() % (TX_UNITS * UNIT);
+	}
+}
+
+/*
+ * One transactional call on a random descriptor: mostly well formed on
+ * the region every node declared, now and then with bad lengths, flags,
+ * addresses or buffers, or with a buffer inside a live ddsm mapping.  A
+ * REGION call is either that region again or malformed: a valid one
+ * elsewhere would turn the other nodes' live mappings transactional.
+ */
+static void do_tx(void)
+{
+	static const uint64_t lens[] = { 0, 1, 8, 64, 100, UNIT - 1, UNIT,
+					 UNIT + 1, 1ull << 32 };
+	static char buf[2 * UNIT];
+	struct ddsm_tx_region_arg r = { 0 };
+	struct ddsm_tx_arg a = { 0 };
+	unsigned int k = rnd() % 20;
+	unsigned long cmd;
+	struct map *m;
+	void *arg = &a;
+	long ret;
+
+	if (k < 4) {
+		cmd = DDSM_IOC_TX_BEGIN;
+	} else if (k < 9) {
+		cmd = DDSM_IOC_TX_READ;
+	} else if (k < 14) {
+		cmd = DDSM_IOC_TX_WRITE;
+	} else if (k < 17) {
+		cmd = DDSM_IOC_TX_COMMIT;
+	} else if (k < 18) {
+		cmd = DDSM_IOC_TX_ABORT;
+	} else if (k < 19) {
+		cmd = DDSM_IOC_TX_STATUS;
+		arg = buf;
+	} else {
+		cmd = DDSM_IOC_TX_REGION;
+		arg = &r;
+		r.gaddr = (uint64_t)(TX_UNIT + rnd() % TX_UNITS) * UNIT;
+		r.len = (1 + rnd() % 2) * UNIT;
+		if (r.gaddr + r.len > (uint64_t)(TX_UNIT + TX_UNITS) * UNIT)
+			r.len = UNIT;
+		switch (rnd() % 5) {
+		case 0:
+			r.gaddr += 1 + rnd() % (UNIT - 1);
+			break;
+		case 1:
+			r.len = rnd() % 2 ? 0 : UNIT + 1;
+			break;
+		case 2:
+			r.gaddr = 1ull << 38;
+			break;
+		case 3:
+			r.flags = 1u << (rnd() % 32);
+			break;
+		}
+	}
+	if (cmd == DDSM_IOC_TX_READ || cmd == DDSM_IOC_TX_WRITE) {
+		a.gaddr = tx_gaddr();
+		a.len = (uint32_t)(rnd() % 3 ? 1 + rnd() % 256 :
+				   pick(lens, sizeof(lens) / sizeof(lens[0])));
+		a.buf = (uint64_t)(uintptr_t)buf;
+		m = any_map();
+		if (m && !(rnd() % 8))	/* a nested ddsm fault in the copy */
+			a.buf = (uint64_t)(uintptr_t)m->addr;
+		else if (!(rnd() % 16))
+			a.buf = 8;
+		if (cmd == DDSM_IOC_TX_WRITE)
+			memset(buf, (int)rnd(), sizeof(buf));
+	}
+	if (!(rnd() % 16))
+		a.flags = 1u << (rnd() % 32);
+	if (!(rnd() % 16))
+		a.reserved = (uint32_t)rnd();
+	if (!(rnd() % 16))
+		arg = (void *)8;
+	ret = ioctl(open_fd(), cmd, arg);
+	result(OP_TX, ret, errno);
+}
+
 static void do_one(void)
 {
 	enum op op = rnd() % OP_NR;
@@ -318,8 +436,10 @@ static void do_one(void)
 			in_child = 1;
 			bad = 0;
 			alarm(60);
-			for (i = 0; i < 4; i++)
+			for (i = 0; i < 4; i++) {
 				do_touch();
+				do_tx();	/* on the parent's files */
+			}
 			_exit(bad ? 1 : 0);
 		}
 		if (pid > 0) {
@@ -339,6 +459,9 @@ static void do_one(void)
 		break;
 	case OP_TOUCH:
 		do_touch();
+		break;
+	case OP_TX:
+		do_tx();
 		break;
 	case OP_VMREAD: {
 		struct iovec l, rv;
@@ -390,6 +513,23 @@ static int worker(int proc, unsigned long ops, uint64_t seed)
 	return bad ? 1 : 0;
 }
 
+/* The region do_tx() works on, before any worker can map or touch it. */
+static int declare_tx_region(void)
+{
+	struct ddsm_tx_region_arg r = {
+		.gaddr = (uint64_t)TX_UNIT * UNIT,
+		.len = (uint64_t)TX_UNITS * UNIT,
+	};
+	int fd = open("/dev/ddsm", O_RDWR);
+	int ret = fd < 0 ? -1 : ioctl(fd, DDSM_IOC_TX_REGION, &r);
+
+	tap(ret == 0, "transactional region of %u units at unit %u declared (%s)",
+	    TX_UNITS, TX_UNIT, ret ? strerror(errno) : "ok");
+	if (fd >= 0)
+		close(fd);
+	return ret ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long ops, procs, p, failed = 0;
@@ -405,6 +545,8 @@ int main(int argc, char **argv)
 	if (!procs || procs > 16)
 		return 2;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (declare_tx_region())
+		return 1;
 	for (p = 0; p < procs; p++) {
 		pid_t pid = fork();
 
