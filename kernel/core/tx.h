@@ -56,8 +56,6 @@ struct ddsm_txfile {
 struct ddsm_tx {
 	struct ddsm_txfile *file;
 	bool fallback;			/* pins what it reads (txhome.h) */
-	u32 nfp;
-	struct ddsm_txfp fp[DDSM_TX_FOOTPRINT];
 	struct ddsm_txc c;		/* under txs->lock */
 	u16 slot;
 	u8 reason;			/* enum ddsm_tx_reason once doomed */

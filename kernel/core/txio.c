@@ -215,24 +215,31 @@ static int read_once(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
 	return left || ret != -ETIMEDOUT ? ret : -ETIMEDOUT;
 }
 
-/* Note lines [@first, @last] of @unit in a footprint of @nr entries. */
-static void note_fp(struct ddsm_txfp *fp, u32 *nr, u64 unit, u32 first,
-		    u32 last)
+/*
+ * Note lines [@first, @last] of @unit in the file's footprint, which the
+ * pessimistic fallback pins.  Only attempts after a conflict abort need
+ * it: a first attempt that commits, or aborts for another reason, skips
+ * the scan.
+ */
+static void note_fp(struct ddsm_tx *t, u64 unit, u32 first, u32 last)
 {
+	struct ddsm_txfile *f = t->file;
 	u32 i;
 
-	for (i = 0; i < *nr; i++) {
-		if (fp[i].unit != unit)
+	if (!f->conflicts)
+		return;
+	for (i = 0; i < f->nfp; i++) {
+		if (f->fp[i].unit != unit)
 			continue;
-		fp[i].first = min_t(u8, fp[i].first, first);
-		fp[i].last = max_t(u8, fp[i].last, last);
+		f->fp[i].first = min_t(u8, f->fp[i].first, first);
+		f->fp[i].last = max_t(u8, f->fp[i].last, last);
 		return;
 	}
-	if (*nr < DDSM_TX_FOOTPRINT) {
-		fp[*nr].unit = unit;
-		fp[*nr].first = (u8)first;
-		fp[*nr].last = (u8)last;
-		++*nr;
+	if (f->nfp < DDSM_TX_FOOTPRINT) {
+		f->fp[f->nfp].unit = unit;
+		f->fp[f->nfp].first = (u8)first;
+		f->fp[f->nfp].last = (u8)last;
+		f->nfp++;
 	}
 }
 
@@ -242,7 +249,7 @@ static int read_unit(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
 {
 	int tries, ret = -EAGAIN;
 
-	note_fp(t->fp, &t->nfp, unit, first, last);
+	note_fp(t, unit, first, last);
 	for (tries = 0; tries < DDSM_TX_READ_TRIES && ret == -EAGAIN;
 	     tries++) {
 		if (tries) {
@@ -363,8 +370,7 @@ static int do_write(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
 		    t->wused + chunk > DDSM_TX_WBUF)
 			return -E2BIG;
 		touch(n, t, ddsm_gaddr_unit(a));
-		note_fp(t->fp, &t->nfp, ddsm_gaddr_unit(a),
-			off >> DDSM_LINE_SHIFT,
+		note_fp(t, ddsm_gaddr_unit(a), off >> DDSM_LINE_SHIFT,
 			(off + chunk - 1) >> DDSM_LINE_SHIFT);
 		t->w[t->nw].gaddr = a;
 		t->w[t->nw].len = chunk;
@@ -413,25 +419,18 @@ static int fp_cmp(const void *a, const void *b)
 
 /*
  * What an attempt leaves its file's next one: conflict aborts in a row
- * (a commit or the caller's abort ends the run) and, while they last,
- * every line the attempts touched.
+ * (a commit or the caller's abort ends the run and forgets the lines
+ * noted while it lasted).
  */
-static void remember(struct ddsm_txfile *f, const struct ddsm_tx *t,
-		     u8 reason)
+static void remember(struct ddsm_txfile *f, u8 reason)
 {
-	u32 i;
-
 	if (reason == DDSM_TX_COMMITTED || reason == DDSM_TX_USER) {
 		f->conflicts = 0;
 		f->nfp = 0;
-		return;
-	}
-	if (reason == DDSM_TX_SQUASHED || reason == DDSM_TX_NACKED ||
-	    reason == DDSM_TX_READ_LOCKED)
+	} else if (reason == DDSM_TX_SQUASHED || reason == DDSM_TX_NACKED ||
+		   reason == DDSM_TX_READ_LOCKED) {
 		f->conflicts++;
-	for (i = 0; i < t->nfp; i++)
-		note_fp(f->fp, &f->nfp, t->fp[i].unit, t->fp[i].first,
-			t->fp[i].last);
+	}
 }
 
 /*
@@ -471,7 +470,7 @@ static void finish(struct ddsm_node *n, struct ddsm_tx **tp, u8 reason)
 		atomic64_inc(&ts->commits);
 	else if (reason < DDSM_TX_REASON_NR)
 		atomic64_inc(&ts->aborts[reason]);
-	remember(t->file, t, reason);
+	remember(t->file, reason);
 	spin_lock(&ts->lock);
 	ts->last[t->slot] = t->c;
 	ts->slot[t->slot] = NULL;
@@ -611,9 +610,7 @@ static int do_begin(struct ddsm_node *n, struct ddsm_txfile *f)
 		t->slot = (u16)i;
 		t->c = ts->last[i];
 		ddsm_txc_begin(&t->c, (u16)self(n), (u16)i);
-		/* The run of conflicts is the file's, not the slot's. */
-		t->c.squashes = f->conflicts;
-		t->fallback = ddsm_txc_fallback(&t->c);
+		t->fallback = ddsm_txc_fallback(f->conflicts);
 		t->file = f;
 		ts->slot[i] = t;
 	}

@@ -333,6 +333,9 @@ void ddsm_txnode_peer_down(struct ddsm_node *n, u32 node)
 			doubts = true;
 			continue;
 		}
+		/* Locked, no Intend page (the WARN in ddsm_txnode_intend): undone. */
+		if (e->state == DDSM_TXH_LOCKED)
+			atomic64_inc(&n->tx->home_rollbacks);
 		drop_intend(hm, i);
 		ddsm_txh_abort(&hm->h, e->txid);
 	}

@@ -4,15 +4,11 @@
 void ddsm_txc_begin(struct ddsm_txc *t, u16 node, u16 slot)
 {
 	u32 epoch = t->id.node == node && t->id.slot == slot ? t->id.epoch : 0;
-	/* A committed transaction ends the run of squashes. */
-	u32 squashes = t->state == DDSM_TXC_ABORTED &&
-		       t->why != DDSM_TXC_USER ? t->squashes : 0;
 
 	memset(t, 0, sizeof(*t));
 	t->id.node = node;
 	t->id.slot = slot;
 	t->id.epoch = ddsm_txid_next_epoch(epoch);
-	t->squashes = squashes;
 	t->state = DDSM_TXC_RUNNING;
 }
 
@@ -37,8 +33,6 @@ static int aborted(struct ddsm_txc *t, u8 why)
 	t->state = DDSM_TXC_ABORTED;
 	t->why = why;
 	t->pending = 0;
-	if (why != DDSM_TXC_USER)
-		t->squashes++;
 	return DDSM_TXC_ABORTED;
 }
 
@@ -55,10 +49,8 @@ int ddsm_txc_answer(struct ddsm_txc *t, u64 txid, u32 home, bool ack)
 	t->pending &= ~BIT_ULL(home);
 	if (!ack)
 		return aborted(t, DDSM_TXC_NACKED);
-	if (!t->pending) {
+	if (!t->pending)
 		t->state = DDSM_TXC_COMMITTED;
-		t->squashes = 0;
-	}
 	return t->state;
 }
 
@@ -79,7 +71,7 @@ int ddsm_txc_abort(struct ddsm_txc *t)
 	return aborted(t, DDSM_TXC_USER);
 }
 
-bool ddsm_txc_fallback(const struct ddsm_txc *t)
+bool ddsm_txc_fallback(u32 conflicts)
 {
-	return t->squashes >= DDSM_TXC_SQUASH_LIMIT;
+	return conflicts >= DDSM_TXC_SQUASH_LIMIT;
 }

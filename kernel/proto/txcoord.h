@@ -12,8 +12,9 @@
  *    home gets an Abort (which also clears the tombstones).
  * A squash after the last ACK cannot happen (a home that ACKed holds the
  * lock and dooms only running transactions) and is reported as a
- * protocol error.  After DDSM_TXC_SQUASH_LIMIT squashes in a row the
- * caller runs the transaction the pessimistic way (the paper's fallback).
+ * protocol error.  After DDSM_TXC_SQUASH_LIMIT conflict aborts in a row
+ * the caller runs the transaction the pessimistic way (the paper's
+ * fallback).
  *
  * Pure code: the caller sends the messages the returned verdicts call for.
  */
@@ -45,7 +46,6 @@ struct ddsm_txc {
 	struct ddsm_txid id;
 	u8 state;		/* enum ddsm_txc_state */
 	u8 why;			/* enum ddsm_txc_why, once ABORTED */
-	u32 squashes;		/* aborts in a row of this slot's transactions */
 	u64 involved;		/* homes read or written at */
 	u64 pending;		/* homes whose answer to Intend is awaited */
 };
@@ -74,7 +74,13 @@ int ddsm_txc_answer(struct ddsm_txc *t, u64 txid, u32 home, bool ack);
 int ddsm_txc_squash(struct ddsm_txc *t, u64 txid);
 /* The caller gives up; returns ABORTED (send Aborts) or -EPROTO. */
 int ddsm_txc_abort(struct ddsm_txc *t);
-/* Run the next attempt pessimistically (locks in address order)? */
-bool ddsm_txc_fallback(const struct ddsm_txc *t);
+/*
+ * Run the next attempt pessimistically (locks in address order)?
+ * @conflicts: conflict aborts in a row (squashed, NACKed, kept off a
+ * locked line) that the caller counts where its attempts share a
+ * footprint: per open file in ddsm.  A commit or the caller's own abort
+ * ends the run.
+ */
+bool ddsm_txc_fallback(u32 conflicts);
 
 #endif /* DDSM_PROTO_TXCOORD_H */
