@@ -163,6 +163,7 @@ static int print_tx(struct ddsm *d, const char *dev)
 		       (uint64_t)ts.aborts[r]);
 	C(reads);
 	C(read_retries);
+	C(reads_ahead);
 	C(intends_sent);
 	C(fallbacks);
 	C(home_reads);

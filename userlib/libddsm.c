@@ -352,6 +352,22 @@ int ddsm_tx_read(struct ddsm *d, uint64_t gaddr, size_t len, void *buf,
 	return tx_call(d, DDSM_IOC_TX_READ, gaddr, buf, len, reason);
 }
 
+int ddsm_tx_readv(struct ddsm *d, const struct ddsm_tx_iov *iov,
+		  unsigned int nr, uint32_t *reason)
+{
+	struct ddsm_tx_readv_arg a = {
+		.iov = (uintptr_t)iov,
+		.nr = nr,
+	};
+	int ret = ioctl(d->fd, DDSM_IOC_TX_READV, &a);
+
+	if (ret < 0 && errno == ECANCELED)
+		tx_last_reason = a.reason;
+	if (reason)
+		*reason = ret < 0 && errno == ECANCELED ? a.reason : 0;
+	return ret < 0 ? -1 : 0;
+}
+
 int ddsm_tx_write(struct ddsm *d, uint64_t gaddr, const void *buf,
 		  size_t len, uint32_t *reason)
 {

@@ -236,6 +236,12 @@ int ddsm_tx_region(struct ddsm *d, uint64_t gaddr, uint64_t len);
 int ddsm_tx_begin(struct ddsm *d);
 int ddsm_tx_read(struct ddsm *d, uint64_t gaddr, size_t len, void *buf,
 		 uint32_t *reason);
+/*
+ * @nr (1..DDSM_TX_READV_MAX) reads as ddsm_tx_read() in a row, the
+ * remote ones asked of their homes at once: one round trip, not @nr.
+ */
+int ddsm_tx_readv(struct ddsm *d, const struct ddsm_tx_iov *iov,
+		  unsigned int nr, uint32_t *reason);
 int ddsm_tx_write(struct ddsm *d, uint64_t gaddr, const void *buf,
 		  size_t len, uint32_t *reason);
 /* 0: committed; -1 with ECANCELED and *@reason: aborted. */

@@ -235,6 +235,54 @@ static long ioctl_tx(struct file *file, unsigned int cmd, void __user *uarg)
 	return ret;
 }
 
+/*
+ * DDSM_IOC_TX_READV: the reads' bytes land in one kernel buffer and go
+ * out to each user buffer after cfg_sem, as READ's do.
+ */
+static long ioctl_tx_readv(struct file *file, void __user *uarg)
+{
+	struct ddsm_file *f = file->private_data;
+	struct ddsm_node *n = f->n;
+	struct ddsm_tx_iov iov[DDSM_TX_READV_MAX];
+	struct ddsm_tx_readv_arg a;
+	u32 i, total = 0;
+	u8 *buf;
+	long ret;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if (a.flags || a.reserved || !a.nr || a.nr > DDSM_TX_READV_MAX)
+		return -EINVAL;
+	if (copy_from_user(iov, u64_to_user_ptr(a.iov),
+			   a.nr * sizeof(iov[0])))
+		return -EFAULT;
+	for (i = 0; i < a.nr; i++) {
+		if (!iov[i].len || iov[i].len > DDSM_UNIT_SIZE ||
+		    iov[i].reserved)
+			return -EINVAL;
+		total += iov[i].len;
+	}
+	buf = kvmalloc(total, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	down_read(&n->cfg_sem);
+	mutex_lock(&f->tx_lock);
+	a.reason = 0;
+	ret = ddsm_txio_readv(n, &f->tx, &a, iov, buf);
+	mutex_unlock(&f->tx_lock);
+	up_read(&n->cfg_sem);
+	for (i = 0, total = 0; i < a.nr && !ret; i++) {
+		if (copy_to_user(u64_to_user_ptr(iov[i].buf), buf + total,
+				 iov[i].len))
+			ret = -EFAULT;
+		total += iov[i].len;
+	}
+	kvfree(buf);
+	if ((!ret || ret == -ECANCELED) && copy_to_user(uarg, &a, sizeof(a)))
+		ret = -EFAULT;
+	return ret;
+}
+
 /* The same rule for every ioctl (ioctl_tx). */
 static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
@@ -261,6 +309,8 @@ static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case DDSM_IOC_TX_ABORT:
 	case DDSM_IOC_TX_STATUS:
 		return ioctl_tx(file, cmd, uarg);
+	case DDSM_IOC_TX_READV:
+		return ioctl_tx_readv(file, uarg);
 	case DDSM_IOC_PEER:
 	case DDSM_IOC_HOME:
 	case DDSM_IOC_PERSIST:

@@ -52,6 +52,17 @@ struct ddsm_txfile {
 	struct ddsm_txfp fp[DDSM_TX_FOOTPRINT];
 };
 
+/* A unit read READV sent ahead to its home (txio.c). */
+struct ddsm_txahead {
+	u64 unit;
+	u8 first;
+	u8 last;
+	bool done;			/* its answer arrived */
+	int err;			/* ... with this errno */
+	u32 seq;
+	struct page *page;		/* its data */
+};
+
 /* One running transaction of an open file (txio.c). */
 struct ddsm_tx {
 	struct ddsm_txfile *file;
@@ -64,6 +75,9 @@ struct ddsm_tx {
 	bool done;			/* its answer arrived */
 	int err;			/* ... with this errno */
 	struct page *reply;		/* TX_READ_REPLY's data */
+	u32 nahead;			/* READV's reads out, under txs->lock */
+	unsigned long ahead_until;	/* jiffies: their answers' bound */
+	struct ddsm_txahead ahead[DDSM_TX_READV_MAX];
 	u64 home_unit[DDSM_MAX_NODES];	/* a unit at each involved home */
 	u32 nw;
 	u32 wused;
@@ -113,7 +127,7 @@ struct ddsm_txhome {
 struct ddsm_txs {
 	spinlock_t lock;		/* slot, last, and each slot's reply state */
 	struct ddsm_tx *slot[DDSM_TX_SLOTS];
-	struct ddsm_txc last[DDSM_TX_SLOTS];	/* epochs, squash runs */
+	struct ddsm_txc last[DDSM_TX_SLOTS];	/* each slot's last epoch */
 	wait_queue_head_t wait;
 	struct ddsm_txhome home;
 	struct mutex regions_lock;	/* nr_regions, regions */
@@ -125,7 +139,7 @@ struct ddsm_txs {
 	atomic64_t begins, commits, reads, read_retries, intends_sent;
 	atomic64_t aborts[DDSM_TX_REASON_NR];
 	atomic64_t home_rollbacks, home_rollforwards, home_in_doubt;
-	atomic64_t fallbacks;
+	atomic64_t fallbacks, reads_ahead;
 };
 
 int ddsm_tx_init(struct ddsm_node *n);
@@ -169,6 +183,10 @@ void ddsm_txio_peer_down(struct ddsm_node *n, u32 node);
  */
 long ddsm_txio_ioctl(struct ddsm_node *n, struct ddsm_txfile *f,
 		     unsigned int cmd, struct ddsm_tx_arg *a, u8 *buf);
+/* READV: @iov checked by the caller, @buf holds their bytes in a row. */
+long ddsm_txio_readv(struct ddsm_node *n, struct ddsm_txfile *f,
+		     struct ddsm_tx_readv_arg *a,
+		     const struct ddsm_tx_iov *iov, u8 *buf);
 void ddsm_txio_release(struct ddsm_node *n, struct ddsm_txfile *f);
 void ddsm_tx_status(struct ddsm_node *n, struct ddsm_tx_status *st);
 

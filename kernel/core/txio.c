@@ -105,6 +105,29 @@ static void answered(struct ddsm_txs *ts, struct ddsm_tx *t, u32 home,
 	wake_up_all(&ts->wait);
 }
 
+/* An answer to a read READV sent ahead?  txs->lock held. */
+static bool ahead_answered(struct ddsm_txs *ts, struct ddsm_tx *t,
+			   const struct ddsm_msg *m, struct page *data)
+{
+	u32 i;
+
+	for (i = 0; i < t->nahead; i++) {
+		struct ddsm_txahead *r = &t->ahead[i];
+
+		if (r->seq != m->seq)
+			continue;
+		if (!r->done) {
+			if (data)
+				copy_highpage(r->page, data);
+			r->err = -(int)m->err;
+			r->done = true;
+			wake_up_all(&ts->wait);
+		}
+		return true;
+	}
+	return false;
+}
+
 void ddsm_txio_rx(struct ddsm_node *n, const struct ddsm_msg *m,
 		  struct page *data)
 {
@@ -121,7 +144,8 @@ void ddsm_txio_rx(struct ddsm_node *n, const struct ddsm_msg *m,
 		goto out;	/* a transaction that ended: nothing waits */
 	switch (m->type) {
 	case DDSM_MSG_TX_READ_REPLY:
-		if (m->seq != t->seq || t->done)
+		if (ahead_answered(ts, t, m, data) || m->seq != t->seq ||
+		    t->done)
 			break;
 		if (data)
 			copy_highpage(t->reply, data);
@@ -243,19 +267,56 @@ static void note_fp(struct ddsm_tx *t, u64 unit, u32 first, u32 last)
 	}
 }
 
-/* Home reads, a line held by a commit asked again; 0 or why not. */
-static int read_unit(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
-		     u32 first, u32 last)
+/*
+ * Lines [@first, @last] of @unit from a read READV sent ahead, into
+ * t->reply: 0, the answer's errno, or -ENOENT when none covers them
+ * (read them now).  A home that found the lines locked by a commit
+ * (-EAGAIN) is asked again like any read.
+ */
+static int read_ahead(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
+		      u32 first, u32 last)
 {
-	int tries, ret = -EAGAIN;
+	struct ddsm_txs *ts = n->tx;
+	struct ddsm_txahead *r = NULL;
+	long left;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < t->nahead && !r; i++)
+		if (t->ahead[i].unit == unit && t->ahead[i].first <= first &&
+		    t->ahead[i].last >= last)
+			r = &t->ahead[i];
+	if (!r)
+		return -ENOENT;
+	left = (long)(t->ahead_until - jiffies);
+	if (left > 0)
+		wait_event_timeout(ts->wait, READ_ONCE(r->done) ||
+				   READ_ONCE(t->doomed), left);
+	spin_lock(&ts->lock);
+	ret = r->done ? r->err : t->doomed ? -ECANCELED : -ETIMEDOUT;
+	spin_unlock(&ts->lock);
+	if (!ret)
+		copy_highpage(t->reply, r->page);
+	return ret;
+}
+
+/*
+ * Home reads, a line held by a commit asked again; 0 or why not.
+ * @ahead: a read READV sent ahead may answer (confirm() must ask anew).
+ */
+static int read_unit(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
+		     u32 first, u32 last, bool ahead)
+{
+	int tries = 0, ret = -ENOENT;
 
 	note_fp(t, unit, first, last);
-	for (tries = 0; tries < DDSM_TX_READ_TRIES && ret == -EAGAIN;
-	     tries++) {
-		if (tries) {
-			atomic64_inc(&n->tx->read_retries);
-			usleep_range(100, 200);
-		}
+	if (ahead)
+		ret = read_ahead(n, t, unit, first, last);
+	if (ret == -ENOENT)
+		ret = read_once(n, t, unit, first, last);
+	while (ret == -EAGAIN && ++tries < DDSM_TX_READ_TRIES) {
+		atomic64_inc(&n->tx->read_retries);
+		usleep_range(100, 200);
 		ret = read_once(n, t, unit, first, last);
 	}
 	return ret;
@@ -314,7 +375,7 @@ static int confirm(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
 
 	for (unit = ddsm_gaddr_unit(gaddr); unit < last && !ret; unit++) {
 		if (ddsm_unit_home(&n->space, unit) != home)
-			ret = read_unit(n, t, unit, line, line);
+			ret = read_unit(n, t, unit, line, line, false);
 		line = 0;
 	}
 	return ret;
@@ -335,7 +396,7 @@ static int do_read(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
 		u32 last = (off + chunk - 1) >> DDSM_LINE_SHIFT;
 		u8 *p;
 
-		ret = read_unit(n, t, unit, first, last);
+		ret = read_unit(n, t, unit, first, last, true);
 		if (ret == -EINVAL || ret == -E2BIG || ret == -ENOMEM)
 			return ret;
 		if (ret) {
@@ -644,6 +705,140 @@ static int copy_args(struct ddsm_node *n, const struct ddsm_tx_arg *a,
 	return 0;
 }
 
+/* A doomed transaction: aborted now, @reason says why. */
+static bool ended(struct ddsm_node *n, struct ddsm_tx **tp, u32 *reason)
+{
+	if (!READ_ONCE((*tp)->doomed))
+		return false;
+	*reason = (*tp)->reason;
+	abort_tx(n, tp, (*tp)->reason);
+	return true;
+}
+
+/*
+ * Send READV's reads of lines homed elsewhere to their homes at once,
+ * one per unit (the parts of one unit merged).  Lines homed here are
+ * read when their turn comes, as are reads past DDSM_TX_READV_MAX units.
+ */
+static void send_ahead(struct ddsm_node *n, struct ddsm_tx *t,
+		       const struct ddsm_tx_iov *iov, u32 nr)
+{
+	struct ddsm_txs *ts = n->tx;
+	u32 i, k, count = 0;
+
+	for (i = 0; i < nr; i++) {
+		u32 done = 0;
+
+		while (done < iov[i].len) {
+			u64 a = iov[i].gaddr + done, unit = ddsm_gaddr_unit(a);
+			u32 off = a & (DDSM_UNIT_SIZE - 1);
+			u32 chunk = min_t(u32, iov[i].len - done,
+					  DDSM_UNIT_SIZE - off);
+			u32 first = off >> DDSM_LINE_SHIFT;
+			u32 last = (off + chunk - 1) >> DDSM_LINE_SHIFT;
+
+			done += chunk;
+			if (ddsm_unit_home(&n->space, unit) == self(n))
+				continue;
+			for (k = 0; k < count && t->ahead[k].unit != unit; k++)
+				;
+			if (k < count) {
+				t->ahead[k].first = min_t(u8, t->ahead[k].first,
+							  first);
+				t->ahead[k].last = max_t(u8, t->ahead[k].last,
+							 last);
+			} else if (count < DDSM_TX_READV_MAX) {
+				t->ahead[count].unit = unit;
+				t->ahead[count].first = (u8)first;
+				t->ahead[count].last = (u8)last;
+				count++;
+			}
+		}
+	}
+	for (k = 0; k < count; k++) {
+		t->ahead[k].page = alloc_page(GFP_KERNEL);
+		if (!t->ahead[k].page)
+			break;		/* the rest are read in turn */
+	}
+	count = k;
+	t->ahead_until = jiffies + wait_ms();
+	for (k = 0; k < count; k++) {
+		struct ddsm_txahead *r = &t->ahead[k];
+		u32 home = touch(n, t, r->unit);
+
+		spin_lock(&ts->lock);
+		r->seq = ++t->seq;
+		r->done = false;
+		r->err = 0;
+		t->nahead = k + 1;
+		spin_unlock(&ts->lock);
+		atomic64_inc(&ts->reads_ahead);
+		if (send_to_home(n, t, DDSM_MSG_TX_READ, home, r->unit,
+				 ddsm_tx_read_lines(r->first, r->last), NULL)) {
+			spin_lock(&ts->lock);
+			r->err = -EHOSTDOWN;
+			r->done = true;
+			spin_unlock(&ts->lock);
+		}
+	}
+}
+
+/* READV is over: late answers find nothing to fill. */
+static void forget_ahead(struct ddsm_node *n, struct ddsm_tx *t)
+{
+	u32 i, nr;
+
+	spin_lock(&n->tx->lock);
+	nr = t->nahead;
+	t->nahead = 0;
+	spin_unlock(&n->tx->lock);
+	for (i = 0; i < nr; i++)
+		__free_page(t->ahead[i].page);
+}
+
+/*
+ * Each read as READ would do it, in order, the remote ones answered by
+ * what send_ahead() asked.  A fallback transaction pins what it reads,
+ * in address order: it reads one after the other.
+ */
+long ddsm_txio_readv(struct ddsm_node *n, struct ddsm_txfile *f,
+		     struct ddsm_tx_readv_arg *a,
+		     const struct ddsm_tx_iov *iov, u8 *buf)
+{
+	struct ddsm_tx **tp = &f->tx;
+	u8 reason = DDSM_TX_COMMITTED;
+	u32 i, off = 0;
+	long ret = 0;
+
+	if (!*tp)
+		return -EINVAL;
+	a->txid = txid_of(*tp);
+	if (ended(n, tp, &a->reason))
+		return -ECANCELED;
+	for (i = 0; i < a->nr && !ret; i++) {
+		struct ddsm_tx_arg one = {
+			.gaddr = iov[i].gaddr,
+			.len = iov[i].len,
+		};
+
+		ret = copy_args(n, &one, false);
+	}
+	if (ret)
+		return ret;
+	if (!(*tp)->fallback && a->nr > 1)
+		send_ahead(n, *tp, iov, a->nr);
+	for (i = 0; i < a->nr && !ret; i++) {
+		ret = do_read(n, *tp, iov[i].gaddr, buf + off, iov[i].len,
+			      &reason);
+		off += iov[i].len;
+	}
+	forget_ahead(n, *tp);
+	if (ret == -ECANCELED)
+		abort_tx(n, tp, reason);
+	a->reason = reason;
+	return ret;
+}
+
 long ddsm_txio_ioctl(struct ddsm_node *n, struct ddsm_txfile *f,
 		     unsigned int cmd, struct ddsm_tx_arg *a, u8 *buf)
 {
@@ -664,11 +859,8 @@ long ddsm_txio_ioctl(struct ddsm_node *n, struct ddsm_txfile *f,
 	if (!*tp)
 		return -EINVAL;
 	a->txid = txid_of(*tp);
-	if (READ_ONCE((*tp)->doomed) && cmd != DDSM_IOC_TX_ABORT) {
-		a->reason = (*tp)->reason;
-		abort_tx(n, tp, a->reason);
+	if (cmd != DDSM_IOC_TX_ABORT && ended(n, tp, &a->reason))
 		return -ECANCELED;
-	}
 	switch (cmd) {
 	case DDSM_IOC_TX_READ:
 	case DDSM_IOC_TX_WRITE:
@@ -732,4 +924,5 @@ void ddsm_tx_status(struct ddsm_node *n, struct ddsm_tx_status *st)
 	st->home_rollforwards = atomic64_read(&ts->home_rollforwards);
 	st->fallbacks = atomic64_read(&ts->fallbacks);
 	st->home_pins = hs.pins;
+	st->reads_ahead = atomic64_read(&ts->reads_ahead);
 }

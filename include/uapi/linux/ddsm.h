@@ -28,7 +28,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define DDSM_ABI_VERSION	7
+#define DDSM_ABI_VERSION	8
 #define DDSM_UNIT_SHIFT		12
 #define DDSM_UNIT_SIZE		(1ULL << DDSM_UNIT_SHIFT)
 #define DDSM_MAX_NODES		64
@@ -436,12 +436,52 @@ struct ddsm_tx_arg {
 	__u64 txid;
 };
 
+#define DDSM_TX_READV_MAX	16	/* reads in one DDSM_IOC_TX_READV */
+
+/**
+ * struct ddsm_tx_iov - one read of DDSM_IOC_TX_READV
+ * @gaddr:	in: global address in a transactional region
+ * @buf:	in: user buffer
+ * @len:	in: bytes, 1..DDSM_UNIT_SIZE
+ * @reserved:	in: must be 0
+ */
+struct ddsm_tx_iov {
+	__u64 gaddr;
+	__u64 buf;
+	__u32 len;
+	__u32 reserved;
+};
+
+/**
+ * struct ddsm_tx_readv_arg - DDSM_IOC_TX_READV
+ * @iov:	in: user pointer to @nr struct ddsm_tx_iov
+ * @nr:	in: 1..DDSM_TX_READV_MAX
+ * @flags:	in: must be 0
+ * @reason:	out: as in struct ddsm_tx_arg
+ * @reserved:	in: must be 0
+ * @txid:	out: the transaction's id
+ *
+ * As @nr READs in a row, with what each would return, but the lines
+ * homed on other nodes are asked of their homes all at once: one round
+ * trip for the lot instead of one per read.  A transaction in the
+ * pessimistic fallback reads them one after the other (its pins go in
+ * address order).
+ */
+struct ddsm_tx_readv_arg {
+	__u64 iov;
+	__u32 nr;
+	__u32 flags;
+	__u32 reason;
+	__u32 reserved;
+	__u64 txid;
+};
+
 /**
  * struct ddsm_tx_status - this node's transaction counters (DDSM_IOC_TX_STATUS)
  * @begins:	transactions begun by this node's files
  * @commits:	... committed
  * @aborts:	... aborted, by enum ddsm_tx_reason (index 0 unused)
- * @reads:	DDSM_IOC_TX_READ calls
+ * @reads:	reads (DDSM_IOC_TX_READ calls and DDSM_IOC_TX_READV's parts)
  * @read_retries: reads a home refused because a commit held the line
  * @intends_sent: Intend-to-commit messages sent (or run locally)
  * @home_reads:	reads served as a home
@@ -459,6 +499,7 @@ struct ddsm_tx_arg {
  * @fallbacks:	transactions begun in the pessimistic fallback (after
  *		8 conflict aborts in a row on their file)
  * @home_pins:	lines pinned here by fallback transactions
+ * @reads_ahead: unit reads DDSM_IOC_TX_READV sent to their homes at once
  */
 struct ddsm_tx_status {
 	__u64 begins;
@@ -479,6 +520,7 @@ struct ddsm_tx_status {
 	__u64 home_rollforwards;
 	__u64 fallbacks;
 	__u64 home_pins;
+	__u64 reads_ahead;
 };
 
 #define DDSM_IOC_MAGIC	0xDD
@@ -497,5 +539,6 @@ struct ddsm_tx_status {
 #define DDSM_IOC_TX_COMMIT _IOWR(DDSM_IOC_MAGIC, 0x14, struct ddsm_tx_arg)
 #define DDSM_IOC_TX_ABORT _IOWR(DDSM_IOC_MAGIC, 0x15, struct ddsm_tx_arg)
 #define DDSM_IOC_TX_STATUS _IOR(DDSM_IOC_MAGIC, 0x16, struct ddsm_tx_status)
+#define DDSM_IOC_TX_READV _IOWR(DDSM_IOC_MAGIC, 0x17, struct ddsm_tx_readv_arg)
 
 #endif /* _UAPI_LINUX_DDSM_H */

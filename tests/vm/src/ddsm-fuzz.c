@@ -269,6 +269,25 @@ static uint64_t tx_gaddr(void)
 	}
 }
 
+/* A READV: 0..17 reads, now and then a bad one among them. */
+static void readv_args(struct ddsm_tx_readv_arg *v, struct ddsm_tx_iov *iov,
+		       char *buf)
+{
+	uint32_t i;
+
+	v->nr = (uint32_t)(rnd() % 8 ? 1 + rnd() % DDSM_TX_READV_MAX :
+			   rnd() % (DDSM_TX_READV_MAX + 2));
+	v->iov = (uint64_t)(uintptr_t)(rnd() % 16 ? iov : (void *)8);
+	for (i = 0; i < v->nr && i <= DDSM_TX_READV_MAX; i++) {
+		iov[i].gaddr = tx_gaddr();
+		iov[i].len = (uint32_t)(rnd() % 16 ? 1 + rnd() % 128 :
+					rnd() % (2 * UNIT));
+		iov[i].buf = (uint64_t)(uintptr_t)(rnd() % 32 ? buf + i * 128 :
+						   (void *)8);
+		iov[i].reserved = rnd() % 32 ? 0 : 1;
+	}
+}
+
 /*
  * One transactional call on a random descriptor: mostly well formed on
  * the region every node declared, now and then with bad lengths, flags,
@@ -281,7 +300,9 @@ static void do_tx(void)
 	static const uint64_t lens[] = { 0, 1, 8, 64, 100, UNIT - 1, UNIT,
 					 UNIT + 1, 1ull << 32 };
 	static char buf[2 * UNIT];
+	struct ddsm_tx_iov iov[DDSM_TX_READV_MAX + 1];
 	struct ddsm_tx_region_arg r = { 0 };
+	struct ddsm_tx_readv_arg v = { 0 };
 	struct ddsm_tx_arg a = { 0 };
 	unsigned int k = rnd() % 20;
 	unsigned long cmd;
@@ -300,8 +321,9 @@ static void do_tx(void)
 	} else if (k < 18) {
 		cmd = DDSM_IOC_TX_ABORT;
 	} else if (k < 19) {
-		cmd = DDSM_IOC_TX_STATUS;
-		arg = buf;
+		cmd = rnd() % 2 ? DDSM_IOC_TX_STATUS : DDSM_IOC_TX_READV;
+		arg = cmd == DDSM_IOC_TX_READV ? (void *)&v : (void *)buf;
+		readv_args(&v, iov, buf);
 	} else {
 		cmd = DDSM_IOC_TX_REGION;
 		arg = &r;
