@@ -23,7 +23,8 @@ def key(f):
         hot = f.get('hot', '0')
         return 'SmallBank ' + ('uniform' if hot == '0' else
                                '90%% on %s accounts' % hot)
-    return 'YCSB-T %s/%d' % (f['read_pct'], 100 - int(f['read_pct']))
+    return 'YCSB-T %s/%d%s' % (f['read_pct'], 100 - int(f['read_pct']),
+                               ', one by one' if f.get('reads') else '')
 
 
 def main():

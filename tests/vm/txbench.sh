@@ -83,12 +83,17 @@ if [[ " $BACKENDS " == *" hades "* ]]; then
 		run_bench "ycsb-t $r/$((100 - r)), $RECORDS records of 256 B, hades, generations + serializability" 400 \
 			$TXH -w ycsbt -r $r -v 256 -n "$RECORDS"
 	done
+	# YCSB-T reads its records in one DDSM_IOC_TX_READV: the remote
+	# ones went to their homes at once.
+	ahead=$($BIN/ddsmctl status | sed -n 's/^tx_reads_ahead: //p')
+	check "ycsb-t's reads sent ahead to their homes (tx_reads_ahead ${ahead:-none})" \
+		test "${ahead:-0}" -gt 0
 	# The most contended level: every choice on 4 accounts.  Runs of 8
 	# conflict aborts send attempts to the pessimistic fallback, which
 	# pins its lines first.
 	run_bench "smallbank, 4 hot accounts at 100%, hades, audit + serializability" 400 \
 		$TXH -w smallbank -n "$RECORDS" --hot 4 --hot-pct 100
-	$BIN/ddsmctl status | grep -E '^tx_(commits|aborts_squashed|aborts_nacked|aborts_read_locked|fallbacks|home_pins|home_in_doubt)' |
+	$BIN/ddsmctl status | grep -E '^tx_(commits|aborts_squashed|aborts_nacked|aborts_read_locked|reads_ahead|fallbacks|home_pins|home_in_doubt)' |
 		tr '\n' ' ' | sed "s/^/# node$ME: /; s/ $/\n/"
 fi
 check_no_sigbus

@@ -9,7 +9,8 @@
  * usage: ddsm-txbench [-w smallbank|ycsbt] [--backend occ|hades]
  *                     [-n RECORDS] [-t THREADS] [-s SECONDS | -o TXS]
  *                     [--hot N] [--hot-pct P] [-r READ] [-v VALUE]
- *                     [--tx-ops K] [--stride BYTES] [--lock-spins N]
+ *                     [--tx-ops K] [--one-by-one] [--stride BYTES]
+ *                     [--lock-spins N]
  *                     [--read-tries N]
  *                     [--max-tries N] [--check] [--log-mib M]
  *                     [--log-file PREFIX] [--bug skip-validation]
@@ -30,6 +31,9 @@
  *       95 for the read-mostly mix)
  *   -v  YCSB-T's value bytes, a multiple of 8, 16..4096 (default 1024)
  *   --tx-ops K  YCSB-T's operations per transaction (default 5, max 16)
+ *   --one-by-one  read records one after the other (YCSB-T: each then
+ *       written if it is to be), instead of a transaction's reads all at
+ *       once first (txn_read_many(): on HADES one DDSM_IOC_TX_READV)
  *   --stride BYTES  from one record to the next, a multiple of 8 (default:
  *       header and data rounded up to 64, one cache line for SmallBank)
  *   --lock-spins N  re-tries of a held lock at commit before aborting
@@ -102,7 +106,7 @@ static struct {
 	uint64_t records, hot, stride;
 	double hot_frac, read_frac;
 	uint32_t value;
-	int tx_ops, check;
+	int tx_ops, check, one_by_one;
 	unsigned int lock_spins, read_tries, max_tries, flags;
 	uint64_t log_mib;
 	const char *log_file;
@@ -130,7 +134,7 @@ static void usage(const char *prog)
 	fprintf(stderr,
 		"usage: %s [-w smallbank|ycsbt] [--backend occ|hades] [-n RECORDS]\n"
 		"       [-t THREADS] [-s SECONDS | -o TXS] [--hot N] [--hot-pct P]\n"
-		"       [-r READ] [-v VALUE] [--tx-ops K] [--stride BYTES]\n"
+		"       [-r READ] [-v VALUE] [--tx-ops K] [--one-by-one] [--stride BYTES]\n"
 		"       [--lock-spins N] [--read-tries N] [--max-tries N] [--check]\n"
 		"       [--log-mib M] [--log-file PREFIX] [--bug skip-validation]\n"
 		"       [-b BASE]\n"
@@ -203,6 +207,7 @@ static void parse_args(int argc, char **argv)
 		{ "read-tries", required_argument, NULL, 'R' },
 		{ "max-tries", required_argument, NULL, 'M' },
 		{ "check", no_argument, &o.check, 1 },
+		{ "one-by-one", no_argument, &o.one_by_one, 1 },
 		{ "log-mib", required_argument, NULL, 'G' },
 		{ "log-file", required_argument, NULL, 'F' },
 		{ "bug", required_argument, NULL, 'X' },
@@ -288,6 +293,7 @@ static void plan(void)
 	cfg.hot = o.hot;
 	cfg.hot_frac = o.hot_frac;
 	cfg.read_frac = o.read_frac;
+	cfg.one_by_one = o.one_by_one;
 	cfg.tx_ops = o.tx_ops;
 	cfg.me = me;
 	cfg.n = nodes;
@@ -551,8 +557,9 @@ static void report(void)
 		printf(" hot=%" PRIu64 " hot_pct=%.0f", o.hot,
 		       o.hot_frac * 100);
 	else
-		printf(" read_pct=%.0f value=%u tx_ops=%d", o.read_frac * 100,
-		       o.value, o.tx_ops);
+		printf(" read_pct=%.0f value=%u tx_ops=%d%s", o.read_frac * 100,
+		       o.value, o.tx_ops,
+		       o.one_by_one ? " reads=one-by-one" : "");
 	wl_print_counters(&run.span, commits);
 	printf("%s\n", o.flags & TXN_F_SKIP_VALIDATE ? " bug=skip-validation" : "");
 }

@@ -8,7 +8,8 @@
 #include <string.h>
 #include "txwl.h"
 
-#define REPORTS	5
+#define REPORTS		5
+#define SB_MAX_READS	3	/* balances one transaction reads */
 
 enum { CHK, SAV };
 enum sb_type { SB_BALANCE, SB_DEPOSIT, SB_TRANSACT, SB_AMALGAMATE,
@@ -55,6 +56,33 @@ static int sb_get(struct txn *tx, struct sb_tx *s, int t, uint64_t acct,
 	return txn_read(tx, txw_rec(s->c, t, acct), v, sizeof(*v));
 }
 
+/* A balance to read: table @t's record of @acct, into @v. */
+struct sb_ref {
+	int t;
+	uint64_t acct;
+	int64_t *v;
+};
+
+/* @n balances read at once (txn_read_many()), unless --one-by-one. */
+static int sb_get_all(struct txn *tx, struct sb_tx *s,
+		      const struct sb_ref *ref, int n)
+{
+	uint64_t g[SB_MAX_READS];
+	void *buf[SB_MAX_READS];
+	int i, r = 0;
+
+	if (s->c->one_by_one) {
+		for (i = 0; i < n && !r; i++)
+			r = sb_get(tx, s, ref[i].t, ref[i].acct, ref[i].v);
+		return r;
+	}
+	for (i = 0; i < n; i++) {
+		g[i] = txw_rec(s->c, ref[i].t, ref[i].acct);
+		buf[i] = ref[i].v;
+	}
+	return txn_read_many(tx, n, g, buf, sizeof(int64_t));
+}
+
 /* Write @acct's new balance @v, @old being what the transaction read. */
 static int sb_put(struct txn *tx, struct sb_tx *s, int t, uint64_t acct,
 		  int64_t old, int64_t v)
@@ -77,9 +105,12 @@ static int sb_body(struct txn *tx, void *arg)
 	s->in = 0;
 	s->out = 0;
 	switch (s->type) {
-	case SB_BALANCE:
-		r = sb_get(tx, s, SAV, s->a, &sa);
-		return r ?: sb_get(tx, s, CHK, s->a, &ca);
+	case SB_BALANCE: {
+		const struct sb_ref ref[] = { { SAV, s->a, &sa },
+					      { CHK, s->a, &ca } };
+
+		return sb_get_all(tx, s, ref, 2);
+	}
 	case SB_DEPOSIT:
 		r = sb_get(tx, s, CHK, s->a, &ca);
 		s->in = s->v;
@@ -92,27 +123,37 @@ static int sb_body(struct txn *tx, void *arg)
 			return txn_abort(tx, TXN_C_USER);
 		s->in = s->v;
 		return sb_put(tx, s, SAV, s->a, sa, sa + s->v);
-	case SB_AMALGAMATE:
-		r = sb_get(tx, s, SAV, s->a, &sa);
-		r = r ?: sb_get(tx, s, CHK, s->a, &ca);
-		r = r ?: sb_get(tx, s, CHK, s->b, &cb);
+	case SB_AMALGAMATE: {
+		const struct sb_ref ref[] = { { SAV, s->a, &sa },
+					      { CHK, s->a, &ca },
+					      { CHK, s->b, &cb } };
+
+		r = sb_get_all(tx, s, ref, 3);
 		r = r ?: sb_put(tx, s, SAV, s->a, sa, 0);
 		r = r ?: sb_put(tx, s, CHK, s->a, ca, 0);
 		return r ?: sb_put(tx, s, CHK, s->b, cb, cb + sa + ca);
-	case SB_WRITECHECK:
-		r = sb_get(tx, s, SAV, s->a, &sa);
-		r = r ?: sb_get(tx, s, CHK, s->a, &ca);
+	}
+	case SB_WRITECHECK: {
+		const struct sb_ref ref[] = { { SAV, s->a, &sa },
+					      { CHK, s->a, &ca } };
+
+		r = sb_get_all(tx, s, ref, 2);
 		s->out = sa + ca < s->v ? s->v + 1 : s->v;
 		return r ?: sb_put(tx, s, CHK, s->a, ca, ca - s->out);
-	case SB_SENDPAYMENT:
-		r = sb_get(tx, s, CHK, s->a, &ca);
+	}
+	case SB_SENDPAYMENT: {
+		/* b is read with a, before a's balance is known to do. */
+		const struct sb_ref ref[] = { { CHK, s->a, &ca },
+					      { CHK, s->b, &cb } };
+
+		r = sb_get_all(tx, s, ref, 2);
 		if (r)
 			return r;
 		if (ca < s->v)
 			return txn_abort(tx, TXN_C_USER);
-		r = sb_get(tx, s, CHK, s->b, &cb);
-		r = r ?: sb_put(tx, s, CHK, s->a, ca, ca - s->v);
+		r = sb_put(tx, s, CHK, s->a, ca, ca - s->v);
 		return r ?: sb_put(tx, s, CHK, s->b, cb, cb + s->v);
+	}
 	}
 	return -EINVAL;
 }

@@ -473,6 +473,22 @@ int txn_read(struct txn *tx, uint64_t gaddr, void *buf, uint32_t len)
 	return txn_usable(tx, len) ?: tx->ops->read(tx, gaddr, buf, len);
 }
 
+int txn_read_many(struct txn *tx, int n, const uint64_t *gaddr,
+		  void *const *buf, uint32_t len)
+{
+	int i, r = txn_usable(tx, len);
+
+	if (r)
+		return r;
+	if (n < 1 || n > TXN_MAX_MANY)
+		return -EINVAL;
+	if (tx->ops->read_many)
+		return tx->ops->read_many(tx, n, gaddr, buf, len);
+	for (i = 0; i < n && !r; i++)
+		r = tx->ops->read(tx, gaddr[i], buf[i], len);
+	return r;
+}
+
 int txn_write(struct txn *tx, uint64_t gaddr, const void *buf, uint32_t len)
 {
 	return txn_usable(tx, len) ?: tx->ops->write(tx, gaddr, buf, len);

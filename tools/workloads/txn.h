@@ -79,6 +79,7 @@
 #define TXN_OCC_HDR	8u
 #define TXN_MAX_DATA	4096u	/* bytes of one record's data */
 #define TXN_MAX_SET	64	/* records in a read set, and a write set */
+#define TXN_MAX_MANY	16	/* records in one txn_read_many() */
 #define TXN_WBUF	(16u * 1024)	/* buffered write data per txn */
 
 #define TXN_OWNER_BITS	16
@@ -208,6 +209,13 @@ void txn_destroy(struct txn *tx);
 int txn_begin(struct txn *tx);
 /* Copy @len bytes of record @gaddr's data into @buf. */
 int txn_read(struct txn *tx, uint64_t gaddr, void *buf, uint32_t len);
+/*
+ * txn_read() of @n (at most TXN_MAX_MANY) records, @len bytes each into
+ * @buf[i], in one call: HADES asks the records' homes at once, one round
+ * trip for all; OCC reads them in turn (they are in its cache or not).
+ */
+int txn_read_many(struct txn *tx, int n, const uint64_t *gaddr,
+		  void *const *buf, uint32_t len);
 /* Replace record @gaddr's first @len data bytes at commit. */
 int txn_write(struct txn *tx, uint64_t gaddr, const void *buf, uint32_t len);
 /* 0: committed; TXN_ABORTED with tx->cause set (and counted). */

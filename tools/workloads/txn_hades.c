@@ -90,15 +90,17 @@ static struct txn_ws *ws_find(struct txn *tx, uint64_t gaddr)
 	return NULL;
 }
 
-/* Read the record's version and @len data bytes; note the version read. */
-static int rec_read(struct txn *tx, uint64_t gaddr, void *buf, uint32_t len)
+/*
+ * A record read as version + data in @tmp: @len data bytes to @buf (if
+ * not NULL), the version into the read set, and what this transaction
+ * wrote laid over the data (read-your-writes).
+ */
+static int noted(struct txn *tx, uint64_t gaddr, const unsigned char *tmp,
+		 void *buf, uint32_t len)
 {
-	unsigned char tmp[HDR + TXN_MAX_DATA];
-	uint32_t reason = 0;
+	struct txn_ws *w = ws_find(tx, gaddr);
 	uint64_t v;
 
-	if (ddsm_tx_read(tx->dev, gaddr, HDR + len, tmp, &reason) < 0)
-		return txn_doom(tx, failed(tx, reason));
 	memcpy(&v, tmp, HDR);
 	if (buf)
 		memcpy(buf, tmp + HDR, len);
@@ -109,17 +111,45 @@ static int rec_read(struct txn *tx, uint64_t gaddr, void *buf, uint32_t len)
 		tx->rs[tx->nr].version = v;
 		tx->nr++;
 	}
+	if (buf && w)
+		memcpy(buf, tx->wbuf + w->off, len < w->len ? len : w->len);
 	return 0;
+}
+
+/* Read the record's version and @len data bytes; note the version read. */
+static int rec_read(struct txn *tx, uint64_t gaddr, void *buf, uint32_t len)
+{
+	unsigned char tmp[HDR + TXN_MAX_DATA];
+	uint32_t reason = 0;
+
+	if (ddsm_tx_read(tx->dev, gaddr, HDR + len, tmp, &reason) < 0)
+		return txn_doom(tx, failed(tx, reason));
+	return noted(tx, gaddr, tmp, buf, len);
 }
 
 static int hades_read(struct txn *tx, uint64_t gaddr, void *buf, uint32_t len)
 {
-	struct txn_ws *w = ws_find(tx, gaddr);
-	int r = rec_read(tx, gaddr, buf, len);
+	return rec_read(tx, gaddr, buf, len);
+}
 
-	/* Read-your-writes: what this transaction wrote, over it. */
-	if (!r && w)
-		memcpy(buf, tx->wbuf + w->off, len < w->len ? len : w->len);
+/* The records' homes asked at once (DDSM_IOC_TX_READV). */
+static int hades_read_many(struct txn *tx, int n, const uint64_t *gaddr,
+			   void *const *buf, uint32_t len)
+{
+	static __thread unsigned char tmp[TXN_MAX_MANY][HDR + TXN_MAX_DATA];
+	struct ddsm_tx_iov iov[TXN_MAX_MANY] = { { 0 } };
+	uint32_t reason = 0;
+	int i, r = 0;
+
+	for (i = 0; i < n; i++) {
+		iov[i].gaddr = gaddr[i];
+		iov[i].buf = (uintptr_t)tmp[i];
+		iov[i].len = HDR + len;
+	}
+	if (ddsm_tx_readv(tx->dev, iov, (unsigned int)n, &reason) < 0)
+		return txn_doom(tx, failed(tx, reason));
+	for (i = 0; i < n && !r; i++)
+		r = noted(tx, gaddr[i], tmp[i], buf[i], len);
 	return r;
 }
 
@@ -235,6 +265,7 @@ const struct txn_ops txn_hades_ops = {
 	.hdr = HDR,
 	.begin = hades_begin,
 	.read = hades_read,
+	.read_many = hades_read_many,
 	.write = hades_write,
 	.commit = hades_commit,
 	.abort = hades_abort,

@@ -18,6 +18,9 @@ struct txn_ops {
 	uint32_t hdr;		/* bytes in front of a record's data */
 	void (*begin)(struct txn *tx);
 	int (*read)(struct txn *tx, uint64_t gaddr, void *buf, uint32_t len);
+	/* Optional: NULL reads them one by one. */
+	int (*read_many)(struct txn *tx, int n, const uint64_t *gaddr,
+			 void *const *buf, uint32_t len);
 	int (*write)(struct txn *tx, uint64_t gaddr, const void *buf,
 		     uint32_t len);
 	enum txn_cause (*commit)(struct txn *tx);

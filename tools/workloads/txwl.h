@@ -59,6 +59,7 @@ struct txw_cfg {
 	uint64_t hot;		/* SmallBank: hot accounts, 0: none */
 	double hot_frac;
 	double read_frac;	/* YCSB-T */
+	bool one_by_one;	/* no txn_read_many() */
 	int tx_ops;
 	int me, n, threads;
 	uint64_t ops;		/* transactions per thread; 0: to deadline */

@@ -63,35 +63,60 @@ struct yt_tx {
 	uint64_t buf[TXN_MAX_DATA / 8];
 };
 
-static int yt_body(struct txn *tx, void *arg)
+/* @v: what was read of key i; a whole value, then its update if any. */
+static int yt_use(struct txn *tx, struct yt_tx *t, int i, uint64_t *v)
 {
-	struct yt_tx *t = arg;
 	const struct txw_cfg *c = t->w->cfg;
-	uint32_t len = c->data_len;
+
+	/* OCC promises whole records even to doomed transactions. */
+	if (!yt_whole(v, c->data_len, t->key[i])) {
+		if (t->w->bad++ < REPORTS)
+			printf("# node%d thread%d: key %" PRIu64 " read as key %" PRIu64 " generation %" PRIu64 ", not a whole value\n",
+			       c->me, t->w->id, t->key[i], v[0], v[1]);
+		return txn_abort(tx, TXN_C_USER);
+	}
+	if (!t->write[i])
+		return 0;
+	yt_fill(v, c->data_len, t->key[i], v[1] + 1);
+	return txn_write(tx, txw_rec(c, 0, t->key[i]), v, c->data_len);
+}
+
+/* Each record read, then written if it is to be, one after the other. */
+static int yt_body_one_by_one(struct txn *tx, struct yt_tx *t)
+{
+	const struct txw_cfg *c = t->w->cfg;
 	int i, r;
 
 	for (i = 0; i < t->n; i++) {
-		uint64_t g = txw_rec(c, 0, t->key[i]);
-
-		r = txn_read(tx, g, t->buf, len);
-		if (r)
-			return r;
-		/* OCC promises whole records even to doomed transactions. */
-		if (!yt_whole(t->buf, len, t->key[i])) {
-			if (t->w->bad++ < REPORTS)
-				printf("# node%d thread%d: key %" PRIu64 " read as key %" PRIu64 " generation %" PRIu64 ", not a whole value\n",
-				       c->me, t->w->id, t->key[i], t->buf[0],
-				       t->buf[1]);
-			return txn_abort(tx, TXN_C_USER);
-		}
-		if (!t->write[i])
-			continue;
-		yt_fill(t->buf, len, t->key[i], t->buf[1] + 1);
-		r = txn_write(tx, g, t->buf, len);
+		r = txn_read(tx, txw_rec(c, 0, t->key[i]), t->buf, c->data_len);
+		if (!r)
+			r = yt_use(tx, t, i, t->buf);
 		if (r)
 			return r;
 	}
 	return 0;
+}
+
+/* Every record read in one txn_read_many(), then the updates. */
+static int yt_body(struct txn *tx, void *arg)
+{
+	static __thread uint64_t vals[YT_MAX_OPS][TXN_MAX_DATA / 8];
+	struct yt_tx *t = arg;
+	const struct txw_cfg *c = t->w->cfg;
+	uint64_t g[YT_MAX_OPS];
+	void *bufs[YT_MAX_OPS];
+	int i, r;
+
+	if (c->one_by_one)
+		return yt_body_one_by_one(tx, t);
+	for (i = 0; i < t->n; i++) {
+		g[i] = txw_rec(c, 0, t->key[i]);
+		bufs[i] = vals[i];
+	}
+	r = txn_read_many(tx, t->n, g, bufs, c->data_len);
+	for (i = 0; i < t->n && !r; i++)
+		r = yt_use(tx, t, i, vals[i]);
+	return r;
 }
 
 static int yt_one(struct txw_worker *w)
