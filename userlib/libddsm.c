@@ -319,6 +319,18 @@ int ddsm_tx_region(struct ddsm *d, uint64_t gaddr, uint64_t len)
 /* The last abort's reason on this thread, for ddsm_tx_run()'s report. */
 static __thread uint32_t tx_last_reason;
 
+/* A transaction call's ioctl result @ret: *@reason from @got if aborted. */
+static int tx_result(int ret, uint32_t got, uint32_t *reason)
+{
+	int aborted = ret < 0 && errno == ECANCELED;
+
+	if (aborted)
+		tx_last_reason = got;
+	if (reason)
+		*reason = aborted ? got : 0;
+	return ret < 0 ? -1 : 0;
+}
+
 static int tx_call(struct ddsm *d, unsigned long cmd, uint64_t gaddr,
 		   const void *buf, size_t len, uint32_t *reason)
 {
@@ -334,11 +346,7 @@ static int tx_call(struct ddsm *d, unsigned long cmd, uint64_t gaddr,
 		return -1;
 	}
 	ret = ioctl(d->fd, cmd, &a);
-	if (ret < 0 && errno == ECANCELED)
-		tx_last_reason = a.reason;
-	if (reason)
-		*reason = ret < 0 && errno == ECANCELED ? a.reason : 0;
-	return ret < 0 ? -1 : 0;
+	return tx_result(ret, a.reason, reason);
 }
 
 int ddsm_tx_begin(struct ddsm *d)
@@ -361,11 +369,7 @@ int ddsm_tx_readv(struct ddsm *d, const struct ddsm_tx_iov *iov,
 	};
 	int ret = ioctl(d->fd, DDSM_IOC_TX_READV, &a);
 
-	if (ret < 0 && errno == ECANCELED)
-		tx_last_reason = a.reason;
-	if (reason)
-		*reason = ret < 0 && errno == ECANCELED ? a.reason : 0;
-	return ret < 0 ? -1 : 0;
+	return tx_result(ret, a.reason, reason);
 }
 
 int ddsm_tx_write(struct ddsm *d, uint64_t gaddr, const void *buf,

@@ -239,6 +239,29 @@ static int read_once(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
 	return left || ret != -ETIMEDOUT ? ret : -ETIMEDOUT;
 }
 
+/* The part of an access [gaddr, +len) that falls in one unit. */
+struct ddsm_txpart {
+	u64 gaddr;		/* where it starts */
+	u64 unit;
+	u32 off;		/* in the unit */
+	u32 len;
+	u32 first, last;	/* lines of the unit it covers */
+};
+
+/*
+ * The part of [@gaddr, +@len) at byte @done of it; the caller adds
+ * p->len to @done for the next.
+ */
+static void part_at(u64 gaddr, u32 len, u32 done, struct ddsm_txpart *p)
+{
+	p->gaddr = gaddr + done;
+	p->unit = ddsm_gaddr_unit(p->gaddr);
+	p->off = p->gaddr & (DDSM_UNIT_SIZE - 1);
+	p->len = min_t(u32, len - done, DDSM_UNIT_SIZE - p->off);
+	p->first = p->off >> DDSM_LINE_SHIFT;
+	p->last = (p->off + p->len - 1) >> DDSM_LINE_SHIFT;
+}
+
 /*
  * Note lines [@first, @last] of @unit in the file's footprint, which the
  * pessimistic fallback pins.  Only attempts after a conflict abort need
@@ -384,19 +407,16 @@ static int confirm(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
 static int do_read(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
 		   u8 *buf, u32 len, u8 *reason)
 {
+	struct ddsm_txpart part;
 	u32 done = 0;
 	int ret;
 
 	atomic64_inc(&n->tx->reads);
-	while (done < len) {
-		u64 a = gaddr + done, unit = ddsm_gaddr_unit(a);
-		u32 off = a & (DDSM_UNIT_SIZE - 1);
-		u32 chunk = min_t(u32, len - done, DDSM_UNIT_SIZE - off);
-		u32 first = off >> DDSM_LINE_SHIFT;
-		u32 last = (off + chunk - 1) >> DDSM_LINE_SHIFT;
+	for (; done < len; done += part.len) {
 		u8 *p;
 
-		ret = read_unit(n, t, unit, first, last, true);
+		part_at(gaddr, len, done, &part);
+		ret = read_unit(n, t, part.unit, part.first, part.last, true);
 		if (ret == -EINVAL || ret == -E2BIG || ret == -ENOMEM)
 			return ret;
 		if (ret) {
@@ -404,9 +424,8 @@ static int do_read(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
 			return -ECANCELED;
 		}
 		p = kmap_local_page(t->reply);
-		memcpy(buf + done, p + off, chunk);
+		memcpy(buf + done, p + part.off, part.len);
 		kunmap_local(p);
-		done += chunk;
 	}
 	ret = confirm(n, t, gaddr, len);
 	if (ret) {
@@ -420,26 +439,22 @@ static int do_read(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
 static int do_write(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
 		    const u8 *buf, u32 len)
 {
-	u32 done = 0;
+	struct ddsm_txpart part;
+	u32 done;
 
-	while (done < len) {
-		u64 a = gaddr + done;
-		u32 off = a & (DDSM_UNIT_SIZE - 1);
-		u32 chunk = min_t(u32, len - done, DDSM_UNIT_SIZE - off);
-
+	for (done = 0; done < len; done += part.len) {
+		part_at(gaddr, len, done, &part);
 		if (t->nw == DDSM_TX_MAX_WRITES ||
-		    t->wused + chunk > DDSM_TX_WBUF)
+		    t->wused + part.len > DDSM_TX_WBUF)
 			return -E2BIG;
-		touch(n, t, ddsm_gaddr_unit(a));
-		note_fp(t, ddsm_gaddr_unit(a), off >> DDSM_LINE_SHIFT,
-			(off + chunk - 1) >> DDSM_LINE_SHIFT);
-		t->w[t->nw].gaddr = a;
-		t->w[t->nw].len = chunk;
+		touch(n, t, part.unit);
+		note_fp(t, part.unit, part.first, part.last);
+		t->w[t->nw].gaddr = part.gaddr;
+		t->w[t->nw].len = part.len;
 		t->w[t->nw].off = t->wused;
-		memcpy(t->wbuf + t->wused, buf + done, chunk);
-		t->wused += chunk;
+		memcpy(t->wbuf + t->wused, buf + done, part.len);
+		t->wused += part.len;
 		t->nw++;
-		done += chunk;
 	}
 	return 0;
 }
@@ -727,30 +742,25 @@ static void send_ahead(struct ddsm_node *n, struct ddsm_tx *t,
 	u32 i, k, count = 0;
 
 	for (i = 0; i < nr; i++) {
-		u32 done = 0;
+		struct ddsm_txpart p;
+		u32 done;
 
-		while (done < iov[i].len) {
-			u64 a = iov[i].gaddr + done, unit = ddsm_gaddr_unit(a);
-			u32 off = a & (DDSM_UNIT_SIZE - 1);
-			u32 chunk = min_t(u32, iov[i].len - done,
-					  DDSM_UNIT_SIZE - off);
-			u32 first = off >> DDSM_LINE_SHIFT;
-			u32 last = (off + chunk - 1) >> DDSM_LINE_SHIFT;
-
-			done += chunk;
-			if (ddsm_unit_home(&n->space, unit) == self(n))
+		for (done = 0; done < iov[i].len; done += p.len) {
+			part_at(iov[i].gaddr, iov[i].len, done, &p);
+			if (ddsm_unit_home(&n->space, p.unit) == self(n))
 				continue;
-			for (k = 0; k < count && t->ahead[k].unit != unit; k++)
+			for (k = 0; k < count && t->ahead[k].unit != p.unit;
+			     k++)
 				;
 			if (k < count) {
 				t->ahead[k].first = min_t(u8, t->ahead[k].first,
-							  first);
+							  p.first);
 				t->ahead[k].last = max_t(u8, t->ahead[k].last,
-							 last);
+							 p.last);
 			} else if (count < DDSM_TX_READV_MAX) {
-				t->ahead[count].unit = unit;
-				t->ahead[count].first = (u8)first;
-				t->ahead[count].last = (u8)last;
+				t->ahead[count].unit = p.unit;
+				t->ahead[count].first = (u8)p.first;
+				t->ahead[count].last = (u8)p.last;
 				count++;
 			}
 		}

@@ -127,11 +127,6 @@ static int rec_read(struct txn *tx, uint64_t gaddr, void *buf, uint32_t len)
 	return noted(tx, gaddr, tmp, buf, len);
 }
 
-static int hades_read(struct txn *tx, uint64_t gaddr, void *buf, uint32_t len)
-{
-	return rec_read(tx, gaddr, buf, len);
-}
-
 /* The records' homes asked at once (DDSM_IOC_TX_READV). */
 static int hades_read_many(struct txn *tx, int n, const uint64_t *gaddr,
 			   void *const *buf, uint32_t len)
@@ -264,7 +259,7 @@ static void hades_rec_peek(const struct txn_env *env, uint64_t gaddr,
 const struct txn_ops txn_hades_ops = {
 	.hdr = HDR,
 	.begin = hades_begin,
-	.read = hades_read,
+	.read = rec_read,
 	.read_many = hades_read_many,
 	.write = hades_write,
 	.commit = hades_commit,
