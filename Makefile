@@ -118,7 +118,8 @@ bench-pmem: setup
 	bash qemu/bench-pmem.sh
 
 # HADES transactions against the software OCC baseline, 3 nodes, both
-# backends in one boot (qemu/bench-tx.sh, about 6 minutes).
+# backends in one boot (qemu/bench-tx.sh, about 13 minutes: loading the
+# HADES tables is one transaction per record).
 bench-tx: setup
 	$(MAKE) stage
 	bash qemu/bench-tx.sh

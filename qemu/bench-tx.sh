@@ -21,7 +21,7 @@ mkdir -p "$OUT"
 log=$OUT/tx.log
 commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 echo "# make bench-tx, commit $commit, $(date -u +%FT%TZ), host: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$log"
-echo "[bench-tx] 3 nodes x 2 threads, $SECS s per run, 8 runs"
+echo "[bench-tx] 3 nodes x 2 threads, $SECS s per run, 10 runs"
 bash "$HERE/cluster.sh" -n 3 -t 2400 --name bench-tx -- \
 	"TXB_SECS=$SECS TXB_RECORDS=$RECORDS bash /ddsm/tests/bench_tx.sh" |
 	tee -a "$log" |
