@@ -385,7 +385,9 @@ static u8 reason_of(int err)
  * the earlier home first (Validation follows every home's ACK), so asking
  * the earlier homes once more finds the tombstone (-ESTALE).  Without
  * this a doomed transaction could see a record half old, half new before
- * its abort.
+ * its abort.  "Later" is in time: do_read() asks the last part's home
+ * only once every earlier part's answer is in, never from an answer
+ * READV sent ahead, which a home may have given before the others.
  */
 static int confirm(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
 		   u32 len)
@@ -413,10 +415,16 @@ static int do_read(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
 
 	atomic64_inc(&n->tx->reads);
 	for (; done < len; done += part.len) {
+		bool after_other_home;
 		u8 *p;
 
 		part_at(gaddr, len, done, &part);
-		ret = read_unit(n, t, part.unit, part.first, part.last, true);
+		/* A read spans two units at most: this is its last part. */
+		after_other_home = done &&
+			ddsm_unit_home(&n->space, part.unit) !=
+			ddsm_unit_home(&n->space, part.unit - 1);
+		ret = read_unit(n, t, part.unit, part.first, part.last,
+				!after_other_home);
 		if (ret == -EINVAL || ret == -E2BIG || ret == -ENOMEM)
 			return ret;
 		if (ret) {
@@ -706,15 +714,15 @@ static int do_begin(struct ddsm_node *n, struct ddsm_txfile *f)
 	return 0;
 }
 
-static int copy_args(struct ddsm_node *n, const struct ddsm_tx_arg *a,
-		     bool write)
+/* A read or write of [@gaddr, +@len): inside one transactional region? */
+static int check_access(struct ddsm_node *n, u64 gaddr, u32 len, bool write)
 {
-	if (a->flags || a->reserved || !a->len || a->len > DDSM_UNIT_SIZE)
+	if (!len || len > DDSM_UNIT_SIZE)
 		return -EINVAL;
-	if (!ddsm_tx_region_holds(n, a->gaddr, a->len)) {
+	if (!ddsm_tx_region_holds(n, gaddr, len)) {
 		pr_warn_ratelimited("ddsm: %s: tx %s of [%#llx, +%u) outside every transactional region\n",
 				    current->comm, write ? "write" : "read",
-				    a->gaddr, a->len);
+				    gaddr, len);
 		return -EINVAL;
 	}
 	return 0;
@@ -825,14 +833,8 @@ long ddsm_txio_readv(struct ddsm_node *n, struct ddsm_txfile *f,
 	a->txid = txid_of(*tp);
 	if (ended(n, tp, &a->reason))
 		return -ECANCELED;
-	for (i = 0; i < a->nr && !ret; i++) {
-		struct ddsm_tx_arg one = {
-			.gaddr = iov[i].gaddr,
-			.len = iov[i].len,
-		};
-
-		ret = copy_args(n, &one, false);
-	}
+	for (i = 0; i < a->nr && !ret; i++)
+		ret = check_access(n, iov[i].gaddr, iov[i].len, false);
 	if (ret)
 		return ret;
 	if (!(*tp)->fallback && a->nr > 1)
@@ -874,7 +876,10 @@ long ddsm_txio_ioctl(struct ddsm_node *n, struct ddsm_txfile *f,
 	switch (cmd) {
 	case DDSM_IOC_TX_READ:
 	case DDSM_IOC_TX_WRITE:
-		ret = copy_args(n, a, cmd == DDSM_IOC_TX_WRITE);
+		if (a->flags || a->reserved)
+			return -EINVAL;
+		ret = check_access(n, a->gaddr, a->len,
+				   cmd == DDSM_IOC_TX_WRITE);
 		if (ret)
 			return ret;
 		if (cmd == DDSM_IOC_TX_WRITE) {

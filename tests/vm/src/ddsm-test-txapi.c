@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the transaction calls return, call by call, on a 3-node cluster
+ * (tests/vm/txbench.sh): above all DDSM_IOC_TX_READV, whose remote reads
+ * are answered by requests sent ahead to their homes.  Each of its reads
+ * must return exactly what DDSM_IOC_TX_READ returns for the same range in
+ * the same transaction: committed data, the transaction's own writes laid
+ * over it, nothing of an aborted one; ranges of one unit (merged into one
+ * request), ranges across a unit boundary, the last byte of a unit, a
+ * range homed here; a buffer inside a live ddsm mapping; every malformed
+ * argument refused with the documented errno, the transaction going on.
+ *
+ *   ddsm-test-txapi NODE NODES
+ *
+ * Every node declares the region and raises its flag in a plain unit
+ * homed on node 0; node 0 waits for every flag and runs the checks.
+ * Then the race READV once lost: nodes 1 and 2 commit new generations
+ * of a record that spans two units homed on them while node 0 reads it
+ * with READV for RACE_SECS; every read that returns must show the
+ * record whole (one generation), never half old, half new.
+ */
+#include <sys/ioctl.h>
+#include "test_common.h"
+
+#define REGION		(72ULL << 20)	/* transactional */
+#define REGION_UNITS	48
+#define REGION_END	(REGION + REGION_UNITS * 4096ULL)
+#define FLAGS		(70ULL << 20)	/* from here, a plain unit homed on 0 */
+#define MAGIC		0x7478617069212121ULL
+#define WAIT_NS		(120ULL * 1000000000)
+#define GO		0x676f676f676f676fULL
+#define RACE_SECS	8
+#define REC_WORDS	40	/* 320 bytes: 8 in one unit, 32 in the next */
+
+static struct ddsm d;
+static int nr_nodes;
+
+static uint8_t pat(uint64_t gaddr, int gen)
+{
+	return (uint8_t)(gaddr * 31 + (uint64_t)gen * 7 + (gaddr >> 12));
+}
+
+static void fill(uint8_t *buf, uint64_t gaddr, uint32_t len, int gen)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = pat(gaddr + i, gen);
+}
+
+/* Does @buf hold generation @gen of [@gaddr, +@len)?  Else say where not. */
+static int holds(const uint8_t *buf, uint64_t gaddr, uint32_t len, int gen,
+		 char *why, size_t whylen)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		if (buf[i] != pat(gaddr + i, gen)) {
+			snprintf(why, whylen, "byte %u (%#llx): %#x, want %#x",
+				 i, (unsigned long long)(gaddr + i), buf[i],
+				 pat(gaddr + i, gen));
+			return 0;
+		}
+	snprintf(why, whylen, "all %u bytes", len);
+	return 1;
+}
+
+static int home_of(uint64_t gaddr)
+{
+	struct ddsm_home_query q;
+
+	if (ddsm_home(&d, gaddr, &q) < 0)
+		tap_bail("home of %#llx: %s", (unsigned long long)gaddr,
+			 strerror(errno));
+	return (int)q.home;
+}
+
+static uint64_t reads_ahead(void)
+{
+	struct ddsm_tx_status st;
+
+	if (ddsm_tx_status(&d, &st) < 0)
+		tap_bail("tx status: %s", strerror(errno));
+	return st.reads_ahead;
+}
+
+static void begin(void)
+{
+	if (ddsm_tx_begin(&d) < 0)
+		tap_bail("begin: %s", strerror(errno));
+}
+
+static int commit(const char *what)
+{
+	uint32_t reason = 0;
+	int ret = ddsm_tx_commit(&d, &reason);
+
+	if (ret < 0)
+		printf("# %s: commit failed: %s (%s)\n", what, strerror(errno),
+		       ddsm_tx_reason_name(reason));
+	return ret;
+}
+
+/* Write generation @gen of each range in one transaction, retried. */
+static void write_gen(const struct ddsm_tx_iov *r, int nr, int gen)
+{
+	uint8_t buf[4096];
+	uint32_t reason = 0;
+	int tries, i;
+
+	for (tries = 0; tries < 100; tries++) {
+		begin();
+		for (i = 0; i < nr; i++) {
+			fill(buf, r[i].gaddr, r[i].len, gen);
+			if (ddsm_tx_write(&d, r[i].gaddr, buf, r[i].len,
+					  &reason) < 0)
+				break;
+		}
+		if (i == nr && ddsm_tx_commit(&d, &reason) == 0)
+			return;
+		if (errno != ECANCELED)
+			tap_bail("writing generation %d: %s", gen,
+				 strerror(errno));
+		usleep(10000);
+	}
+	tap_bail("writing generation %d: aborted 100 times (%s)", gen,
+		 ddsm_tx_reason_name(reason));
+}
+
+/* A raw DDSM_IOC_TX_READV: 0 or the errno. */
+static int readv_raw(struct ddsm_tx_iov *iov, uint32_t nr, uint32_t flags,
+		     uint32_t reserved)
+{
+	struct ddsm_tx_readv_arg a = {
+		.iov = (uintptr_t)iov,
+		.nr = nr,
+		.flags = flags,
+		.reserved = reserved,
+	};
+
+	return ioctl(d.fd, DDSM_IOC_TX_READV, &a) < 0 ? errno : 0;
+}
+
+static volatile uint64_t *map_flags(void)
+{
+	uint64_t fl;
+
+	for (fl = FLAGS; home_of(fl); fl += 4096)
+		;
+	return (volatile uint64_t *)map_window(&d, fl, 4096);
+}
+
+static void wait_flags(volatile uint64_t *flags)
+{
+	uint64_t t0 = now_ns();
+	int i;
+
+	for (i = 1; i < nr_nodes; i++)
+		while (__atomic_load_n(&flags[i], __ATOMIC_ACQUIRE) != MAGIC) {
+			if (now_ns() - t0 > WAIT_NS)
+				tap_bail("node %d did not declare the region in 120 s",
+					 i);
+			usleep(1000);
+		}
+}
+
+/* The first unit of the region homed on @home. */
+static uint64_t unit_on(int home)
+{
+	uint64_t g;
+
+	for (g = REGION; g < REGION_END; g += 4096)
+		if (home_of(g) == home)
+			return g;
+	tap_bail("no unit of the region is homed on node %d", home);
+}
+
+/* Distinct units of @iov homed elsewhere: what READV sends ahead. */
+static int remote_units(const struct ddsm_tx_iov *iov, int nr)
+{
+	uint64_t seen[2 * DDSM_TX_READV_MAX];
+	int i, k, n = 0;
+
+	for (i = 0; i < nr; i++) {
+		uint64_t u = iov[i].gaddr & ~4095ULL;
+		uint64_t last = (iov[i].gaddr + iov[i].len - 1) & ~4095ULL;
+
+		for (; u <= last; u += 4096) {
+			for (k = 0; k < n && seen[k] != u; k++)
+				;
+			if (k < n || home_of(u) == (int)d.node_id)
+				continue;
+			seen[n++] = u;
+		}
+	}
+	return n;
+}
+
+/* READV equals READ, range by range, on committed generation 1. */
+static void same_as_read(const struct ddsm_tx_iov *ranges, int nr)
+{
+	static uint8_t vbuf[DDSM_TX_READV_MAX][4096], rbuf[4096];
+	struct ddsm_tx_iov iov[DDSM_TX_READV_MAX];
+	uint64_t before = reads_ahead();
+	uint32_t reason = 0;
+	char why[128];
+	int i, good;
+	/* A single read is a READ: nothing goes ahead. */
+	int want = nr > 1 ? remote_units(ranges, nr) : 0;
+
+	memcpy(iov, ranges, nr * sizeof(iov[0]));
+	for (i = 0; i < nr; i++)
+		iov[i].buf = (uintptr_t)vbuf[i];
+	begin();
+	if (ddsm_tx_readv(&d, iov, nr, &reason) < 0)
+		tap_bail("readv of %d ranges: %s (%s)", nr, strerror(errno),
+			 ddsm_tx_reason_name(reason));
+	tap(reads_ahead() - before == (uint64_t)want,
+	    "readv of %d ranges sent %llu unit reads ahead (want %d: one per remote unit)",
+	    nr, (unsigned long long)(reads_ahead() - before), want);
+	for (i = 0; i < nr; i++) {
+		good = holds(vbuf[i], iov[i].gaddr, iov[i].len, 1, why,
+			     sizeof(why));
+		tap(good, "readv range %d [%#llx, +%u), home %d: committed data (%s)",
+		    i, (unsigned long long)iov[i].gaddr, iov[i].len,
+		    home_of(iov[i].gaddr), why);
+		if (ddsm_tx_read(&d, iov[i].gaddr, iov[i].len, rbuf,
+				 &reason) < 0)
+			tap_bail("read: %s", strerror(errno));
+		tap(!memcmp(rbuf, vbuf[i], iov[i].len),
+		    "readv range %d: the same bytes as a read of it", i);
+	}
+	tap(commit("readv + reads") == 0, "read-only transaction commits");
+}
+
+/* Own writes over committed data; an abort leaves nothing behind. */
+static void own_writes(uint64_t u1, uint64_t u2)
+{
+	struct ddsm_tx_iov w[2] = {
+		{ .gaddr = u1 + 128, .len = 64 },
+		{ .gaddr = u2 + 3100, .len = 8 },
+	};
+	uint8_t a[256], b[64], buf[64];
+	struct ddsm_tx_iov iov[2] = {
+		{ .gaddr = u1, .buf = (uintptr_t)a, .len = sizeof(a) },
+		{ .gaddr = u2 + 3072, .buf = (uintptr_t)b, .len = sizeof(b) },
+	};
+	uint32_t reason = 0;
+	char why[128];
+	int i, good;
+
+	begin();
+	for (i = 0; i < 2; i++) {
+		fill(buf, w[i].gaddr, w[i].len, 2);
+		if (ddsm_tx_write(&d, w[i].gaddr, buf, w[i].len, &reason) < 0)
+			tap_bail("write: %s", strerror(errno));
+	}
+	if (ddsm_tx_readv(&d, iov, 2, &reason) < 0)
+		tap_bail("readv: %s", strerror(errno));
+	good = holds(a, u1, 128, 1, why, sizeof(why)) &&
+	       holds(a + 128, u1 + 128, 64, 2, why, sizeof(why)) &&
+	       holds(a + 192, u1 + 192, 64, 1, why, sizeof(why));
+	tap(good, "readv sees its own write laid over a remote unit's committed data (%s)",
+	    why);
+	good = holds(b, u2 + 3072, 28, 1, why, sizeof(why)) &&
+	       holds(b + 28, u2 + 3100, 8, 2, why, sizeof(why)) &&
+	       holds(b + 36, u2 + 3108, 28, 1, why, sizeof(why));
+	tap(good, "readv sees an 8-byte write inside a line of another home (%s)",
+	    why);
+	tap(ddsm_tx_abort(&d) == 0, "abort");
+	begin();
+	if (ddsm_tx_readv(&d, iov, 2, &reason) < 0)
+		tap_bail("readv: %s", strerror(errno));
+	good = holds(a, u1, sizeof(a), 1, why, sizeof(why)) &&
+	       holds(b, u2 + 3072, sizeof(b), 1, why, sizeof(why));
+	tap(good, "after the abort, readv sees none of its writes (%s)", why);
+	tap(commit("after abort") == 0, "and commits");
+
+	write_gen(&(struct ddsm_tx_iov){ .gaddr = u1, .len = 1024 }, 1, 3);
+	begin();
+	iov[0].len = sizeof(a);
+	if (ddsm_tx_readv(&d, iov, 2, &reason) < 0)
+		tap_bail("readv: %s", strerror(errno));
+	good = holds(a, u1, sizeof(a), 3, why, sizeof(why)) &&
+	       holds(b, u2 + 3072, sizeof(b), 1, why, sizeof(why));
+	tap(good, "a committed write is what the next transaction's readv sees (%s)",
+	    why);
+	tap(commit("after commit") == 0, "and commits");
+}
+
+/* Malformed calls: the errno, and the transaction goes on. */
+static void refusals(uint64_t u1, volatile uint64_t *flags)
+{
+	static const struct {
+		const char *what;
+		uint64_t gaddr;
+		uint32_t len, reserved, nr, flags, areserved;
+		int bad_iov, bad_buf, want;
+	} c[] = {
+		{ "nr 0", REGION, 8, 0, 0, 0, 0, 0, 0, EINVAL },
+		{ "nr 17", REGION, 8, 0, DDSM_TX_READV_MAX + 1, 0, 0, 0, 0, EINVAL },
+		{ "flags 1", REGION, 8, 0, 1, 1, 0, 0, 0, EINVAL },
+		{ "reserved 1", REGION, 8, 0, 1, 0, 1, 0, 0, EINVAL },
+		{ "a read of 0 bytes", REGION, 0, 0, 1, 0, 0, 0, 0, EINVAL },
+		{ "a read of 4097 bytes", REGION, 4097, 0, 1, 0, 0, 0, 0, EINVAL },
+		{ "a read's reserved 1", REGION, 8, 1, 1, 0, 0, 0, 0, EINVAL },
+		{ "a read outside every region", FLAGS, 8, 0, 1, 0, 0, 0, 0, EINVAL },
+		{ "a read across the region's end", REGION_END - 8, 16, 0, 1, 0, 0, 0, 0, EINVAL },
+		{ "a read before the region", REGION - 8, 16, 0, 1, 0, 0, 0, 0, EINVAL },
+		{ "iov pointer NULL", REGION, 8, 0, 1, 0, 0, 1, 0, EFAULT },
+		{ "buffer pointer NULL", REGION, 8, 0, 1, 0, 0, 0, 1, EFAULT },
+	};
+	struct ddsm_tx_iov iov[DDSM_TX_READV_MAX + 1];
+	uint8_t buf[4096], good_buf[64];
+	uint32_t reason = 0;
+	char why[128];
+	unsigned int i, k;
+	int err;
+
+	iov[0] = (struct ddsm_tx_iov){
+		.gaddr = u1, .buf = (uintptr_t)good_buf, .len = 8,
+	};
+	err = readv_raw(iov, 1, 0, 0);
+	tap(err == EINVAL, "readv without a transaction: %s (want EINVAL)",
+	    err ? strerror(err) : "accepted");
+	begin();
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		for (k = 0; k <= DDSM_TX_READV_MAX; k++)
+			iov[k] = (struct ddsm_tx_iov){
+				.gaddr = u1, .buf = (uintptr_t)buf, .len = 8,
+			};
+		iov[0].gaddr = c[i].gaddr;
+		iov[0].len = c[i].len;
+		iov[0].reserved = c[i].reserved;
+		if (c[i].bad_buf)
+			iov[0].buf = 0;
+		err = readv_raw(c[i].bad_iov ? NULL : iov, c[i].nr, c[i].flags,
+				c[i].areserved);
+		tap(err == c[i].want, "readv with %s: %s (want %s)", c[i].what,
+		    err ? strerror(err) : "accepted", strerror(c[i].want));
+	}
+	iov[0] = (struct ddsm_tx_iov){
+		.gaddr = u1, .buf = (uintptr_t)good_buf, .len = sizeof(good_buf),
+	};
+	tap(ddsm_tx_readv(&d, iov, 1, &reason) == 0 &&
+	    holds(good_buf, u1, sizeof(good_buf), 3, why, sizeof(why)),
+	    "the transaction goes on after the refusals: readv works (%s)",
+	    why);
+	/* Into a plain unit the other nodes wrote: a nested ddsm fault. */
+	iov[0].buf = (uintptr_t)(flags + 256);
+	tap(ddsm_tx_readv(&d, iov, 1, &reason) == 0 &&
+	    holds((const uint8_t *)(flags + 256), u1, sizeof(good_buf), 3,
+		  why, sizeof(why)),
+	    "readv into a live ddsm mapping (%s)", why);
+	tap(commit("after refusals") == 0, "and commits");
+}
+
+/* The race's record: its first 64 bytes end a unit homed on node 1. */
+static uint64_t race_record(void)
+{
+	uint64_t g;
+
+	for (g = REGION; g + 8192 <= REGION_END; g += 4096)
+		if (home_of(g) == 1 && home_of(g + 4096) == 2)
+			return g + 4096 - 64;
+	tap_bail("no unit homed on 1 followed by one homed on 2");
+}
+
+static int whole(const uint64_t *w)
+{
+	static int shown;
+	int i;
+
+	for (i = 1; i < REC_WORDS; i++)
+		if (w[i] != w[0]) {
+			if (shown++ < 3)
+				printf("# torn: word 0 %llu, word %d %llu, word 39 %llu\n",
+				       (unsigned long long)w[0], i,
+				       (unsigned long long)w[i],
+				       (unsigned long long)w[REC_WORDS - 1]);
+			return 0;
+		}
+	return 1;
+}
+
+static void wait_go(volatile uint64_t *flags)
+{
+	uint64_t t0 = now_ns();
+
+	while (__atomic_load_n(&flags[0], __ATOMIC_ACQUIRE) != GO) {
+		if (now_ns() - t0 > WAIT_NS)
+			tap_bail("node 0 did not start the race in 120 s");
+		usleep(1000);
+	}
+}
+
+/* Nodes 1 and 2: read the record, commit it one generation on. */
+static void race_writer(volatile uint64_t *flags, int me)
+{
+	uint64_t rec = race_record(), w[REC_WORDS], commits = 0, torn = 0;
+	uint64_t t_end, next;
+	uint32_t reason;
+	int i;
+
+	wait_go(flags);
+	t_end = now_ns() + RACE_SECS * 1000000000ULL;
+	while (now_ns() < t_end) {
+		begin();
+		if (ddsm_tx_read(&d, rec, sizeof(w), w, &reason) < 0)
+			continue;	/* ECANCELED: over already */
+		torn += !whole(w);
+		next = w[0] + 1;
+		for (i = 0; i < REC_WORDS; i++)
+			w[i] = next;
+		if (ddsm_tx_write(&d, rec, w, sizeof(w), &reason) < 0 ||
+		    ddsm_tx_commit(&d, &reason) < 0) {
+			if (errno != ECANCELED)
+				ddsm_tx_abort(&d);
+			continue;
+		}
+		commits++;
+	}
+	tap(commits > 0 && !torn,
+	    "race: %llu generations committed, %llu reads of the record torn",
+	    (unsigned long long)commits, (unsigned long long)torn);
+	(void)me;
+}
+
+/*
+ * Node 0: READV the record again and again, after a word of each of
+ * RACE_QUEUE other units homed on node 1: their requests go ahead of the
+ * record's first part there, so its answer tends to leave node 1 after
+ * node 2 answered for the second part (the order a confirmation of the
+ * first part alone cannot make whole).
+ */
+#define RACE_QUEUE	(DDSM_TX_READV_MAX - 1)
+static void race_reader(volatile uint64_t *flags)
+{
+	uint64_t rec = race_record(), w[REC_WORDS] = { 0 }, g;
+	uint64_t reads = 0, torn = 0, last = 0, t_end;
+	uint64_t other[RACE_QUEUE];
+	struct ddsm_tx_iov iov[RACE_QUEUE + 1];
+	uint32_t reason;
+	int nr = 0;
+
+	for (g = REGION; g < REGION_END && nr < RACE_QUEUE; g += 4096)
+		if (home_of(g) == 1 && g != (rec & ~4095ULL)) {
+			iov[nr] = (struct ddsm_tx_iov){
+				.gaddr = g + 2048, .len = 8,
+				.buf = (uintptr_t)&other[nr],
+			};
+			nr++;
+		}
+	iov[nr++] = (struct ddsm_tx_iov){
+		.gaddr = rec, .buf = (uintptr_t)w, .len = sizeof(w),
+	};
+
+	/* Generation 0, whole, before the writers start. */
+	for (;;) {
+		begin();
+		memset(w, 0, sizeof(w));
+		if (ddsm_tx_write(&d, rec, w, sizeof(w), &reason) == 0 &&
+		    ddsm_tx_commit(&d, &reason) == 0)
+			break;
+		if (errno != ECANCELED)
+			tap_bail("race: zeroing the record: %s",
+				 strerror(errno));
+	}
+	__atomic_store_n(&flags[0], GO, __ATOMIC_RELEASE);
+	t_end = now_ns() + (RACE_SECS + 1) * 1000000000ULL;
+	while (now_ns() < t_end) {
+		begin();
+		if (ddsm_tx_readv(&d, iov, nr, &reason) < 0)
+			continue;	/* aborted: nothing returned */
+		reads++;
+		if (!whole(w))
+			torn++;
+		else if (w[0] > last)
+			last = w[0];
+		if (ddsm_tx_commit(&d, &reason) < 0 && errno != ECANCELED)
+			ddsm_tx_abort(&d);
+	}
+	tap(!torn, "race: %llu of %llu READVs of a record across two other homes, while they commit it, returned it torn",
+	    (unsigned long long)torn, (unsigned long long)reads);
+	tap(reads > 0 && last > 0,
+	    "race: the reads saw the writers' generations go to %llu",
+	    (unsigned long long)last);
+}
+
+int main(int argc, char **argv)
+{
+	volatile uint64_t *flags;
+	uint64_t u0, u1, u2, v;
+	int me;
+
+	if (argc != 3)
+		tap_bail("usage: ddsm-test-txapi NODE NODES");
+	me = (int)parse_ul(argv[1], "NODE");
+	nr_nodes = (int)parse_ul(argv[2], "NODES");
+	tap_node = me;
+	if (nr_nodes < 3)
+		tap_bail("needs 3 nodes or more, not %d", nr_nodes);
+	if (ddsm_open(&d, NULL) < 0)
+		tap_bail("open: %s", strerror(errno));
+	if (ddsm_tx_region(&d, REGION, REGION_UNITS * 4096ULL) < 0)
+		tap_bail("tx region: %s", strerror(errno));
+	flags = map_flags();
+	if (me) {
+		__atomic_store_n(&flags[me], MAGIC, __ATOMIC_RELEASE);
+		if (me <= 2)
+			race_writer(flags, me);
+		return tap_failed ? 1 : 0;
+	}
+	wait_flags(flags);
+	u0 = unit_on(0);
+	u1 = unit_on(1);
+	u2 = unit_on(2);
+	/* Two neighbours homed on different nodes, the second not here. */
+	for (v = REGION; v + 8192 <= REGION_END; v += 4096)
+		if (home_of(v) != home_of(v + 4096) && home_of(v + 4096))
+			break;
+	if (v + 8192 > REGION_END)
+		tap_bail("no two neighbouring units on different homes");
+
+	{
+		const struct ddsm_tx_iov gen1[] = {
+			{ .gaddr = u0, .len = 1024 },
+			{ .gaddr = u1, .len = 1024 },
+			{ .gaddr = u2 + 3072, .len = 1024 },
+			{ .gaddr = v + 4064, .len = 64 },
+		};
+		const struct ddsm_tx_iov ranges[] = {
+			{ .gaddr = u1, .len = 64 },
+			{ .gaddr = u1 + 100, .len = 200 },	/* same unit */
+			{ .gaddr = u2 + 3072, .len = 1024 },	/* its end */
+			{ .gaddr = u0 + 10, .len = 30 },	/* homed here */
+			{ .gaddr = v + 4064, .len = 64 },	/* two units */
+			{ .gaddr = u2 + 4095, .len = 1 },	/* last byte */
+		};
+
+		write_gen(gen1, 4, 1);
+		same_as_read(ranges, 6);
+		same_as_read(ranges + 1, 1);
+	}
+	own_writes(u1, u2);
+	refusals(u1, flags);
+	race_reader(flags);
+	printf("# node%d: %d checks, %d failed\n", me, tap_checks, tap_failed);
+	return tap_failed ? 1 : 0;
+}
