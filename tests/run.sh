@@ -17,7 +17,9 @@
 # LOAD_SECONDS, LOAD_HOG and LOAD_NODES tune the load component (make soak);
 # COUNTER_ROUNDS (coherence), EVICT_UNITS (evict) and LITMUS_ITERS (litmus)
 # set how much work those do, TX_OPS (txbench, transactions per thread and
-# run) and FUZZ_OPS (fuzz, calls per node) too (make soak raises all five);
+# run; TX_SB_TOTAL, HADES's SmallBank sweep over the cluster, default
+# 100000) and FUZZ_OPS (fuzz, calls per node) too (make soak raises the
+# first five);
 # LOSSY_NETEM replaces the lossy component's netem options.
 set -uo pipefail
 
@@ -174,8 +176,8 @@ for t in $DDSM_TESTS; do
 		# 50/50 and 95/5 on the software OCC backend, audited and checked
 		# for serializability; planted bug caught; then SmallBank and
 		# YCSB-T on the HADES backend (the kernel's transactions).
-		run_component txbench bash "$ROOT/qemu/cluster.sh" -n 3 -t 900 \
-			--name txbench -- "TX_OPS=${TX_OPS:-100} TX_BACKENDS='${TX_BACKENDS:-occ hades}' bash /ddsm/tests/txbench.sh" ;;
+		run_component txbench bash "$ROOT/qemu/cluster.sh" -n 3 -t 1800 \
+			--name txbench -- "TX_OPS=${TX_OPS:-100} TX_SB_TOTAL=${TX_SB_TOTAL:-100000} TX_BACKENDS='${TX_BACKENDS:-occ hades}' bash /ddsm/tests/txbench.sh" ;;
 	fuzz)
 		run_component fuzz bash "$ROOT/qemu/cluster.sh" -n 3 -t 900 \
 			--name fuzz -- "FUZZ_OPS=${FUZZ_OPS:-10000} bash /ddsm/tests/fuzz.sh" ;;
