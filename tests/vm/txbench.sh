@@ -6,9 +6,11 @@
 # node: SmallBank at three contention levels and YCSB-T 50/50 and 95/5 on
 # the software OCC backend, each with its final state checked exactly on
 # every node and node 0 checking the merged history for serializability;
-# the planted bug (commits skip read-set validation) must fail.  Then the
-# same runs on the HADES backend (the kernel's transactions), with the
-# same audits and the history check (versions kept by the backend).
+# the planted bug (commits skip read-set validation) must fail.  Then, on
+# the HADES backend (the kernel's transactions), ddsm-test-txapi (the
+# calls one by one), YCSB-T 50/50 and 95/5 and SmallBank's sweep of
+# 100,000 transactions over four contention levels, with the same audits
+# and the history check (versions kept by the backend).
 #
 #   qemu/cluster.sh -n 3 -t 900 --name txbench -- bash /ddsm/tests/txbench.sh
 #
