@@ -263,6 +263,18 @@ static void part_at(u64 gaddr, u32 len, u32 done, struct ddsm_txpart *p)
 }
 
 /*
+ * Is @p, at byte @done of its access, a second part homed elsewhere than
+ * the first?  (An access spans two units at most.)  Such a part is read
+ * from its home only once the first part's answer is in (confirm()).
+ */
+static bool after_other_home(struct ddsm_node *n,
+			     const struct ddsm_txpart *p, u32 done)
+{
+	return done && ddsm_unit_home(&n->space, p->unit) !=
+		       ddsm_unit_home(&n->space, p->unit - 1);
+}
+
+/*
  * Note lines [@first, @last] of @unit in the file's footprint, which the
  * pessimistic fallback pins.  Only attempts after a conflict abort need
  * it: a first attempt that commits, or aborts for another reason, skips
@@ -415,16 +427,11 @@ static int do_read(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
 
 	atomic64_inc(&n->tx->reads);
 	for (; done < len; done += part.len) {
-		bool after_other_home;
 		u8 *p;
 
 		part_at(gaddr, len, done, &part);
-		/* A read spans two units at most: this is its last part. */
-		after_other_home = done &&
-			ddsm_unit_home(&n->space, part.unit) !=
-			ddsm_unit_home(&n->space, part.unit - 1);
 		ret = read_unit(n, t, part.unit, part.first, part.last,
-				!after_other_home);
+				!after_other_home(n, &part, done));
 		if (ret == -EINVAL || ret == -E2BIG || ret == -ENOMEM)
 			return ret;
 		if (ret) {
@@ -741,7 +748,8 @@ static bool ended(struct ddsm_node *n, struct ddsm_tx **tp, u32 *reason)
 /*
  * Send READV's reads of lines homed elsewhere to their homes at once,
  * one per unit (the parts of one unit merged).  Lines homed here are
- * read when their turn comes, as are reads past DDSM_TX_READV_MAX units.
+ * read when their turn comes, as are reads past DDSM_TX_READV_MAX units
+ * and the second part of a read across homes (do_read() asks it anew).
  */
 static void send_ahead(struct ddsm_node *n, struct ddsm_tx *t,
 		       const struct ddsm_tx_iov *iov, u32 nr)
@@ -755,7 +763,8 @@ static void send_ahead(struct ddsm_node *n, struct ddsm_tx *t,
 
 		for (done = 0; done < iov[i].len; done += p.len) {
 			part_at(iov[i].gaddr, iov[i].len, done, &p);
-			if (ddsm_unit_home(&n->space, p.unit) == self(n))
+			if (ddsm_unit_home(&n->space, p.unit) == self(n) ||
+			    after_other_home(n, &p, done))
 				continue;
 			for (k = 0; k < count && t->ahead[k].unit != p.unit;
 			     k++)

@@ -175,20 +175,25 @@ static uint64_t unit_on(int home)
 	tap_bail("no unit of the region is homed on node %d", home);
 }
 
-/* Distinct units of @iov homed elsewhere: what READV sends ahead. */
+/*
+ * What READV sends ahead: the distinct units of @iov homed elsewhere,
+ * but not a range's second unit when its home is not the first's (that
+ * part is asked after the first one's answer).
+ */
 static int remote_units(const struct ddsm_tx_iov *iov, int nr)
 {
 	uint64_t seen[2 * DDSM_TX_READV_MAX];
 	int i, k, n = 0;
 
 	for (i = 0; i < nr; i++) {
-		uint64_t u = iov[i].gaddr & ~4095ULL;
+		uint64_t first = iov[i].gaddr & ~4095ULL, u = first;
 		uint64_t last = (iov[i].gaddr + iov[i].len - 1) & ~4095ULL;
 
 		for (; u <= last; u += 4096) {
 			for (k = 0; k < n && seen[k] != u; k++)
 				;
-			if (k < n || home_of(u) == (int)d.node_id)
+			if (k < n || home_of(u) == (int)d.node_id ||
+			    (u != first && home_of(u) != home_of(first)))
 				continue;
 			seen[n++] = u;
 		}
