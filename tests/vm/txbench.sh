@@ -12,13 +12,14 @@
 # 100,000 transactions over four contention levels, with the same audits
 # and the history check (versions kept by the backend).
 #
-#   qemu/cluster.sh -n 3 -t 900 --name txbench -- bash /ddsm/tests/txbench.sh
+#   qemu/cluster.sh -n 3 -t 1800 --name txbench -- bash /ddsm/tests/txbench.sh
 #
 # TX_OPS (transactions per thread, default 300) and TX_RECORDS (default
 # 1000) size the runs; TX_BACKENDS (default "occ hades") picks the
-# backends.  TX_SB_TOTAL (default 100000) is what HADES's SmallBank sweep
-# commits over the whole cluster, spread evenly over its four contention
-# levels and every thread.  The "bench" lines are timings, printed as
+# backends.  TX_SB_TOTAL (default 100000) is how many transactions
+# HADES's SmallBank sweep runs over the whole cluster (SmallBank's own
+# rules refuse some), spread evenly over its four contention levels and
+# every thread.  The "bench" lines are timings, printed as
 # comments.
 
 . "$(dirname "${BASH_SOURCE[0]}")/cluster_lib.sh"
@@ -106,7 +107,8 @@ fi
 if [[ " $BACKENDS " == *" hades "* ]]; then
 	# The tables are a transactional region: only DDSM_IOC_TX_* reach them.
 	# The calls one by one first: READV against READ, own writes, aborts,
-	# refusals (node 0 checks, the others declare the region and leave).
+	# refusals (node 0 checks), then a record straddling nodes 1 and 2's
+	# units that they commit while node 0 reads it.
 	run "ddsm-test-txapi" 300 $TESTS/ddsm-test-txapi "$ME" "$N"
 	TXH="$BIN/ddsm-txbench -t 2 -o $OPS --check --backend hades"
 	# 256-byte values: a commit's writes at one home fit one Intend page.
