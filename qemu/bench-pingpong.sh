@@ -6,7 +6,7 @@
 # (tests/vm/bench_pingpong.sh and ddsm-bench-pingpong do the measuring).
 #
 #   qemu/bench-pingpong.sh [-t SECONDS] [--rounds N] [--hog] [--no-migratory]
-#                          [--no-handoff]
+#                          [--no-handoff] [--trace]
 #
 # BENCH_PP_ARGS passes options to ddsm-bench-pingpong (e.g. -P: spin
 # without PAUSE).
@@ -16,13 +16,15 @@
 # --no-migratory loads the module with migratory=0 (every transfer is then
 # a read miss and an upgrade), --no-handoff with handoff=0 (home waits for
 # the requester's UNLOCK before it forwards), for before/after comparisons.
+# --trace records the ddsm_grace tracepoint and prints how long each
+# node's access grace slept, per request type (median, p90, mean in us).
 # Prints the round trip (two transfers), one transfer (half of it) and
 # that transfer over ib_read_lat's t_typical.  A benchmark: the exit
 # status says whether every measurement was taken, not whether a target
 # was met.
 set -uo pipefail
 
-LIMIT=600 ROUNDS=500 MODARGS=${BENCH_MOD_ARGS:-}
+LIMIT=600 ROUNDS=500 MODARGS=${BENCH_MOD_ARGS:-} TRACE=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-t) LIMIT=$2; shift 2 ;;
@@ -30,7 +32,8 @@ while [ $# -gt 0 ]; do
 	--hog) export BENCH_HOG=1; shift ;;
 	--no-migratory) MODARGS="$MODARGS migratory=0"; shift ;;
 	--no-handoff) MODARGS="$MODARGS handoff=0"; shift ;;
-	*) echo "usage: $0 [-t SECONDS] [--rounds N] [--hog] [--no-migratory] [--no-handoff]" >&2; exit 2 ;;
+	--trace) TRACE=1; shift ;;
+	*) echo "usage: $0 [-t SECONDS] [--rounds N] [--hog] [--no-migratory] [--no-handoff] [--trace]" >&2; exit 2 ;;
 	esac
 done
 export DDSM_KERNEL_ARGS="${DDSM_KERNEL_ARGS:-} tsc=reliable"
@@ -39,7 +42,7 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
 echo "# host: load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
-cmd="BENCH_ROUNDS=$ROUNDS BENCH_PP_ARGS='${BENCH_PP_ARGS:-}' BENCH_MOD_ARGS='$MODARGS' bash /ddsm/tests/bench_pingpong.sh"
+cmd="BENCH_TRACE=$TRACE BENCH_ROUNDS=$ROUNDS BENCH_PP_ARGS='${BENCH_PP_ARGS:-}' BENCH_MOD_ARGS='$MODARGS' bash /ddsm/tests/bench_pingpong.sh"
 if [ -n "${BENCH_HOG:-}" ]; then
 	cmd="(while :; do :; done) & hog=\$!; $cmd; rc=\$?; kill \$hog; exit \$rc"
 fi
@@ -62,4 +65,8 @@ awk -v n="$n" -v med="$med" -v p90="$p90" -v p99="$p99" -v min="$min" \
 	printf "  ib_read_lat -s 4096 t_typical: %.1f us\n", rd
 	printf "  transfer / READ: %.2fx (target: at most 4x)\n", med / 2 / rd
 }'
+if [ -n "$TRACE" ]; then
+	echo "access grace slept (us): node type count median p90, and node count mean"
+	sed -n 's/^\[n[0-9]*\] bench grace\(_mean\)\{0,1\} /  /p' "$out"
+fi
 exit "$rc"

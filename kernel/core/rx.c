@@ -180,15 +180,18 @@ static void let_access_run(struct ddsm_node *n, const struct ddsm_msg *m)
 	atomic64_t *mark = &n->cl_granted_ns[ddsm_cl_hash(m->unit)];
 	u64 since = atomic64_read(mark);
 	unsigned long us = ddsm_grace_us();
+	u64 now;
 
 	if (m->type != DDSM_MSG_INV && m->type != DDSM_MSG_FETCH &&
 	    m->type != DDSM_MSG_FETCH_INV && m->type != DDSM_MSG_RUN_DEFERRED)
 		return;
 	if (!since || !us)
 		return;
-	if (ktime_get_ns() - since < DDSM_GRACE_WINDOW_NS) {
+	now = ktime_get_ns();
+	if (now - since < DDSM_GRACE_WINDOW_NS) {
 		atomic64_inc(&n->stats.graces);
 		usleep_range(us, us + 20);
+		trace_ddsm_grace(m->unit, m->type, us, ktime_get_ns() - now);
 	}
 	atomic64_cmpxchg(mark, since, 0);
 }

@@ -122,6 +122,31 @@ TRACE_EVENT(ddsm_fault,
 		  __entry->waited ? " remote" : " local", __entry->ret)
 );
 
+/*
+ * A request that takes a unit away waited for the access a fault just
+ * mapped (rx.c, let_access_run): grace_us, and how long it slept in fact
+ * (a timer in a busy or emulated guest fires late).
+ */
+TRACE_EVENT(ddsm_grace,
+	TP_PROTO(u64 unit, u8 type, u32 asked_us, u64 slept_ns),
+	TP_ARGS(unit, type, asked_us, slept_ns),
+	TP_STRUCT__entry(
+		__field(u64, unit)
+		__field(u64, slept_ns)
+		__field(u32, asked_us)
+		__field(u8, type)
+	),
+	TP_fast_assign(
+		__entry->unit = unit;
+		__entry->slept_ns = slept_ns;
+		__entry->asked_us = asked_us;
+		__entry->type = type;
+	),
+	TP_printk("%s unit=%llu asked=%uus slept=%lluus",
+		  ddsm_msg_type_name(__entry->type), __entry->unit,
+		  __entry->asked_us, __entry->slept_ns / 1000)
+);
+
 /* A backup home took its predecessor's units over (replica.c). */
 TRACE_EVENT(ddsm_takeover,
 	TP_PROTO(u32 pred, u64 loaded, u64 moved, u64 waiting),
