@@ -442,7 +442,8 @@ static void race_writer(volatile uint64_t *flags, int me)
 static void race_reader(volatile uint64_t *flags)
 {
 	uint64_t rec = race_record(), w[REC_WORDS] = { 0 }, g;
-	uint64_t reads = 0, torn = 0, last = 0, t_end;
+	uint64_t reads = 0, torn = 0, last = 0, aborted = 0, t_end;
+	uint64_t why[8] = { 0 };
 	uint64_t other[RACE_QUEUE];
 	struct ddsm_tx_iov iov[RACE_QUEUE + 1];
 	uint32_t reason;
@@ -475,8 +476,11 @@ static void race_reader(volatile uint64_t *flags)
 	t_end = now_ns() + (RACE_SECS + 1) * 1000000000ULL;
 	while (now_ns() < t_end) {
 		begin();
-		if (ddsm_tx_readv(&d, iov, nr, &reason) < 0)
-			continue;	/* aborted: nothing returned */
+		if (ddsm_tx_readv(&d, iov, nr, &reason) < 0) {
+			aborted++;	/* nothing returned */
+			why[reason & 7]++;
+			continue;
+		}
 		reads++;
 		if (!whole(w))
 			torn++;
@@ -485,8 +489,13 @@ static void race_reader(volatile uint64_t *flags)
 		if (ddsm_tx_commit(&d, &reason) < 0 && errno != ECANCELED)
 			ddsm_tx_abort(&d);
 	}
-	tap(!torn, "race: %llu of %llu READVs of a record across two other homes, while they commit it, returned it torn",
-	    (unsigned long long)torn, (unsigned long long)reads);
+	tap(!torn, "race: %llu of %llu READVs of a record across two other homes, while they commit it, returned it torn (%llu aborted: %llu squashed, %llu read locked, %llu other)",
+	    (unsigned long long)torn, (unsigned long long)reads,
+	    (unsigned long long)aborted,
+	    (unsigned long long)why[DDSM_TX_SQUASHED],
+	    (unsigned long long)why[DDSM_TX_READ_LOCKED],
+	    (unsigned long long)(aborted - why[DDSM_TX_SQUASHED] -
+				 why[DDSM_TX_READ_LOCKED]));
 	tap(reads > 0 && last > 0,
 	    "race: the reads saw the writers' generations go to %llu",
 	    (unsigned long long)last);
