@@ -60,6 +60,7 @@ struct ddsm_txahead {
 	bool done;			/* its answer arrived */
 	int err;			/* ... with this errno */
 	u32 seq;
+	bool lag;			/* tx_readv_lag_ms applies (txio.c) */
 	struct page *page;		/* its data */
 };
 

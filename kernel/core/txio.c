@@ -42,6 +42,17 @@ static unsigned int tx_validate_gap_ms;
 module_param(tx_validate_gap_ms, uint, 0644);
 MODULE_PARM_DESC(tx_validate_gap_ms, "Test only: pause after a commit's first Validation to another node (ms, default 0)");
 
+/*
+ * Test only (ddsm-test-txapi's forced race): READV asks for the first
+ * part of a read that goes on at another home this long after its other
+ * requests, so that commits land at that home after the other reads
+ * were answered.  With tx_squash_off (txnode.c) that is the order in
+ * which the code before 75be308 returned a record torn.
+ */
+static unsigned int tx_readv_lag_ms;
+module_param(tx_readv_lag_ms, uint, 0644);
+MODULE_PARM_DESC(tx_readv_lag_ms, "Test only: READV asks for the first part of a read across homes this much later (ms, default 0, at most 1000)");
+
 static u64 txid_of(const struct ddsm_tx *t)
 {
 	return ddsm_txid_pack(t->c.id);
@@ -745,6 +756,29 @@ static bool ended(struct ddsm_node *n, struct ddsm_tx **tp, u32 *reason)
 	return true;
 }
 
+/* Send request @k of READV's; send_ahead() filled it in. */
+static void ask_ahead(struct ddsm_node *n, struct ddsm_tx *t, u32 k)
+{
+	struct ddsm_txahead *r = &t->ahead[k];
+	struct ddsm_txs *ts = n->tx;
+	u32 home = touch(n, t, r->unit);
+
+	spin_lock(&ts->lock);
+	r->seq = ++t->seq;
+	r->done = false;
+	r->err = 0;
+	t->nahead = max(t->nahead, k + 1);
+	spin_unlock(&ts->lock);
+	atomic64_inc(&ts->reads_ahead);
+	if (send_to_home(n, t, DDSM_MSG_TX_READ, home, r->unit,
+			 ddsm_tx_read_lines(r->first, r->last), NULL)) {
+		spin_lock(&ts->lock);
+		r->err = -EHOSTDOWN;
+		r->done = true;
+		spin_unlock(&ts->lock);
+	}
+}
+
 /*
  * Send READV's reads of lines homed elsewhere to their homes at once,
  * one per unit (the parts of one unit merged).  Lines homed here are
@@ -756,16 +790,22 @@ static void send_ahead(struct ddsm_node *n, struct ddsm_tx *t,
 {
 	struct ddsm_txs *ts = n->tx;
 	u32 i, k, count = 0;
+	unsigned int lag_ms;
 
 	for (i = 0; i < nr; i++) {
 		struct ddsm_txpart p;
 		u32 done;
 
 		for (done = 0; done < iov[i].len; done += p.len) {
+			bool lag;
+
 			part_at(iov[i].gaddr, iov[i].len, done, &p);
 			if (ddsm_unit_home(&n->space, p.unit) == self(n) ||
 			    after_other_home(n, &p, done))
 				continue;
+			lag = done + p.len < iov[i].len &&
+			      ddsm_unit_home(&n->space, p.unit + 1) !=
+			      ddsm_unit_home(&n->space, p.unit);
 			for (k = 0; k < count && t->ahead[k].unit != p.unit;
 			     k++)
 				;
@@ -774,10 +814,12 @@ static void send_ahead(struct ddsm_node *n, struct ddsm_tx *t,
 							  p.first);
 				t->ahead[k].last = max_t(u8, t->ahead[k].last,
 							 p.last);
+				t->ahead[k].lag |= lag;
 			} else if (count < DDSM_TX_READV_MAX) {
 				t->ahead[count].unit = p.unit;
 				t->ahead[count].first = (u8)p.first;
 				t->ahead[count].last = (u8)p.last;
+				t->ahead[count].lag = lag;
 				count++;
 			}
 		}
@@ -788,26 +830,27 @@ static void send_ahead(struct ddsm_node *n, struct ddsm_tx *t,
 			break;		/* the rest are read in turn */
 	}
 	count = k;
-	t->ahead_until = jiffies + wait_ms();
-	for (k = 0; k < count; k++) {
-		struct ddsm_txahead *r = &t->ahead[k];
-		u32 home = touch(n, t, r->unit);
-
+	lag_ms = min(READ_ONCE(tx_readv_lag_ms), 1000u);
+	t->ahead_until = jiffies + wait_ms() + msecs_to_jiffies(lag_ms);
+	if (lag_ms) {
+		/* Requests asked late must not look answered meanwhile. */
 		spin_lock(&ts->lock);
-		r->seq = ++t->seq;
-		r->done = false;
-		r->err = 0;
-		t->nahead = k + 1;
-		spin_unlock(&ts->lock);
-		atomic64_inc(&ts->reads_ahead);
-		if (send_to_home(n, t, DDSM_MSG_TX_READ, home, r->unit,
-				 ddsm_tx_read_lines(r->first, r->last), NULL)) {
-			spin_lock(&ts->lock);
-			r->err = -EHOSTDOWN;
-			r->done = true;
-			spin_unlock(&ts->lock);
+		for (k = 0; k < count; k++) {
+			t->ahead[k].seq = 0;
+			t->ahead[k].done = false;
 		}
+		t->nahead = count;
+		spin_unlock(&ts->lock);
 	}
+	for (k = 0; k < count; k++)
+		if (!lag_ms || !t->ahead[k].lag)
+			ask_ahead(n, t, k);
+	if (!lag_ms)
+		return;
+	msleep(lag_ms);
+	for (k = 0; k < count; k++)
+		if (t->ahead[k].lag)
+			ask_ahead(n, t, k);
 }
 
 /* READV is over: late answers find nothing to fill. */

@@ -17,7 +17,15 @@
  * Then the race READV once lost: nodes 1 and 2 commit new generations
  * of a record that spans two units homed on them while node 0 reads it
  * with READV for RACE_SECS; every read that returns must show the
- * record whole (one generation), never half old, half new.
+ * record whole (one generation), never half old, half new.  Then the
+ * same race forced into the order that tore such reads before 75be308,
+ * with two test-only module parameters: tx_readv_lag_ms on node 0 (the
+ * record's first part is asked for last, after commits landed at its
+ * home) and tx_squash_off on the homes (node 0 is not told that it was
+ * doomed, so only its own reads can catch it); the writers pause
+ * FORCED_LAG_MS after each commit, so that one lands in the lag and
+ * none while node 0 confirms.  The code before 75be308 returned 44 of
+ * 63 such reads torn.
  */
 #include <sys/ioctl.h>
 #include "test_common.h"
@@ -29,7 +37,10 @@
 #define MAGIC		0x7478617069212121ULL
 #define WAIT_NS		(120ULL * 1000000000)
 #define GO		0x676f676f676f676fULL
+#define GO_FORCED	0x666f726365642121ULL
 #define RACE_SECS	8
+#define FORCED_SECS	6
+#define FORCED_LAG_MS	100
 #define REC_WORDS	40	/* 320 bytes: 8 in one unit, 32 in the next */
 
 static struct ddsm d;
@@ -388,11 +399,22 @@ static int whole(const uint64_t *w)
 	return 1;
 }
 
-static void wait_go(volatile uint64_t *flags)
+static void set_param(const char *name, unsigned int v)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/ddsm/parameters/%s", name);
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "%u\n", v) < 0 || fclose(f))
+		tap_bail("setting %s to %u: %s", name, v, strerror(errno));
+}
+
+static void wait_go(volatile uint64_t *flags, uint64_t go)
 {
 	uint64_t t0 = now_ns();
 
-	while (__atomic_load_n(&flags[0], __ATOMIC_ACQUIRE) != GO) {
+	while (__atomic_load_n(&flags[0], __ATOMIC_ACQUIRE) != go) {
 		if (now_ns() - t0 > WAIT_NS)
 			tap_bail("node 0 did not start the race in 120 s");
 		usleep(1000);
@@ -400,15 +422,16 @@ static void wait_go(volatile uint64_t *flags)
 }
 
 /* Nodes 1 and 2: read the record, commit it one generation on. */
-static void race_writer(volatile uint64_t *flags, int me)
+static void race_writer(volatile uint64_t *flags, uint64_t go, int secs,
+			unsigned int pause_us, const char *what)
 {
 	uint64_t rec = race_record(), w[REC_WORDS], commits = 0, torn = 0;
 	uint64_t t_end, next;
 	uint32_t reason;
 	int i;
 
-	wait_go(flags);
-	t_end = now_ns() + RACE_SECS * 1000000000ULL;
+	wait_go(flags, go);
+	t_end = now_ns() + secs * 1000000000ULL;
 	while (now_ns() < t_end) {
 		begin();
 		if (ddsm_tx_read(&d, rec, sizeof(w), w, &reason) < 0)
@@ -424,11 +447,12 @@ static void race_writer(volatile uint64_t *flags, int me)
 			continue;
 		}
 		commits++;
+		if (pause_us)
+			usleep(pause_us);
 	}
 	tap(commits > 0 && !torn,
-	    "race: %llu generations committed, %llu reads of the record torn",
-	    (unsigned long long)commits, (unsigned long long)torn);
-	(void)me;
+	    "%s: %llu generations committed, %llu reads of the record torn",
+	    what, (unsigned long long)commits, (unsigned long long)torn);
 }
 
 /*
@@ -436,10 +460,14 @@ static void race_writer(volatile uint64_t *flags, int me)
  * RACE_QUEUE other units homed on node 1: their requests go ahead of the
  * record's first part there, so its answer tends to leave node 1 after
  * node 2 answered for the second part (the order a confirmation of the
- * first part alone cannot make whole).
+ * first part alone cannot make whole).  READV sends at most
+ * DDSM_TX_READV_MAX units ahead: the other units and both of the
+ * record's must fit, or the second part would never have been sent ahead
+ * even by the code that tore it.
  */
-#define RACE_QUEUE	(DDSM_TX_READV_MAX - 1)
-static void race_reader(volatile uint64_t *flags)
+#define RACE_QUEUE	(DDSM_TX_READV_MAX - 2)
+static void race_reader(volatile uint64_t *flags, uint64_t go, int secs,
+			const char *what)
 {
 	uint64_t rec = race_record(), w[REC_WORDS] = { 0 }, g;
 	uint64_t reads = 0, torn = 0, last = 0, aborted = 0, t_end;
@@ -472,8 +500,8 @@ static void race_reader(volatile uint64_t *flags)
 			tap_bail("race: zeroing the record: %s",
 				 strerror(errno));
 	}
-	__atomic_store_n(&flags[0], GO, __ATOMIC_RELEASE);
-	t_end = now_ns() + (RACE_SECS + 1) * 1000000000ULL;
+	__atomic_store_n(&flags[0], go, __ATOMIC_RELEASE);
+	t_end = now_ns() + (secs + 1) * 1000000000ULL;
 	while (now_ns() < t_end) {
 		begin();
 		if (ddsm_tx_readv(&d, iov, nr, &reason) < 0) {
@@ -489,16 +517,16 @@ static void race_reader(volatile uint64_t *flags)
 		if (ddsm_tx_commit(&d, &reason) < 0 && errno != ECANCELED)
 			ddsm_tx_abort(&d);
 	}
-	tap(!torn, "race: %llu of %llu READVs of a record across two other homes, while they commit it, returned it torn (%llu aborted: %llu squashed, %llu read locked, %llu other)",
-	    (unsigned long long)torn, (unsigned long long)reads,
+	tap(!torn, "%s: %llu of %llu READVs of a record across two other homes, while they commit it, returned it torn (%llu aborted: %llu squashed, %llu read locked, %llu other)",
+	    what, (unsigned long long)torn, (unsigned long long)reads,
 	    (unsigned long long)aborted,
 	    (unsigned long long)why[DDSM_TX_SQUASHED],
 	    (unsigned long long)why[DDSM_TX_READ_LOCKED],
 	    (unsigned long long)(aborted - why[DDSM_TX_SQUASHED] -
 				 why[DDSM_TX_READ_LOCKED]));
 	tap(reads > 0 && last > 0,
-	    "race: the reads saw the writers' generations go to %llu",
-	    (unsigned long long)last);
+	    "%s: the reads saw the writers' generations go to %llu",
+	    what, (unsigned long long)last);
 }
 
 int main(int argc, char **argv)
@@ -521,8 +549,13 @@ int main(int argc, char **argv)
 	flags = map_flags();
 	if (me) {
 		__atomic_store_n(&flags[me], MAGIC, __ATOMIC_RELEASE);
-		if (me <= 2)
-			race_writer(flags, me);
+		if (me <= 2) {
+			race_writer(flags, GO, RACE_SECS, 0, "race");
+			set_param("tx_squash_off", 1);
+			race_writer(flags, GO_FORCED, FORCED_SECS,
+				    FORCED_LAG_MS * 1000, "forced race");
+			set_param("tx_squash_off", 0);
+		}
 		return tap_failed ? 1 : 0;
 	}
 	wait_flags(flags);
@@ -558,7 +591,10 @@ int main(int argc, char **argv)
 	}
 	own_writes(u1, u2);
 	refusals(u1, flags);
-	race_reader(flags);
+	race_reader(flags, GO, RACE_SECS, "race");
+	set_param("tx_readv_lag_ms", FORCED_LAG_MS);
+	race_reader(flags, GO_FORCED, FORCED_SECS, "forced race");
+	set_param("tx_readv_lag_ms", 0);
 	printf("# node%d: %d checks, %d failed\n", me, tap_checks, tap_failed);
 	return tap_failed ? 1 : 0;
 }
