@@ -285,6 +285,15 @@ static bool after_other_home(struct ddsm_node *n,
 		       ddsm_unit_home(&n->space, p->unit - 1);
 }
 
+/* Is @p, at byte @done of an access of @len, a first part (of two homes)? */
+static bool before_other_home(struct ddsm_node *n,
+			      const struct ddsm_txpart *p, u32 done, u32 len)
+{
+	return done + p->len < len &&
+	       ddsm_unit_home(&n->space, p->unit + 1) !=
+	       ddsm_unit_home(&n->space, p->unit);
+}
+
 /*
  * Note lines [@first, @last] of @unit in the file's footprint, which the
  * pessimistic fallback pins.  Only attempts after a conflict abort need
@@ -790,7 +799,7 @@ static void send_ahead(struct ddsm_node *n, struct ddsm_tx *t,
 {
 	struct ddsm_txs *ts = n->tx;
 	u32 i, k, count = 0;
-	unsigned int lag_ms;
+	unsigned int lag_ms = min(READ_ONCE(tx_readv_lag_ms), 1000u);
 
 	for (i = 0; i < nr; i++) {
 		struct ddsm_txpart p;
@@ -803,9 +812,8 @@ static void send_ahead(struct ddsm_node *n, struct ddsm_tx *t,
 			if (ddsm_unit_home(&n->space, p.unit) == self(n) ||
 			    after_other_home(n, &p, done))
 				continue;
-			lag = done + p.len < iov[i].len &&
-			      ddsm_unit_home(&n->space, p.unit + 1) !=
-			      ddsm_unit_home(&n->space, p.unit);
+			lag = lag_ms && before_other_home(n, &p, done,
+							  iov[i].len);
 			for (k = 0; k < count && t->ahead[k].unit != p.unit;
 			     k++)
 				;
@@ -830,7 +838,6 @@ static void send_ahead(struct ddsm_node *n, struct ddsm_tx *t,
 			break;		/* the rest are read in turn */
 	}
 	count = k;
-	lag_ms = min(READ_ONCE(tx_readv_lag_ms), 1000u);
 	t->ahead_until = jiffies + wait_ms() + msecs_to_jiffies(lag_ms);
 	if (lag_ms) {
 		/* Requests asked late must not look answered meanwhile. */
