@@ -164,6 +164,7 @@ static int print_tx(struct ddsm *d, const char *dev)
 	C(reads);
 	C(read_retries);
 	C(reads_ahead);
+	C(read_batches);
 	C(intends_sent);
 	C(fallbacks);
 	C(home_reads);

@@ -256,14 +256,17 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 
 /* core/rx.c: the receive path and action execution. */
 void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
-	     struct page *data);
+	     struct page *data, u32 data_len);
 /*
  * Encode and send @m with @data (a page the transport takes a reference
- * on, or NULL): -ENOTCONN before the transport exists, else the
- * transport's answer.  Counts msgs_sent and send_errors.
+ * on, or NULL), all of it: -ENOTCONN before the transport exists, else
+ * the transport's answer.  Counts msgs_sent and send_errors.
  */
 int ddsm_send_msg(struct ddsm_node *n, const struct ddsm_msg *m,
 		  struct page *data);
+/* As ddsm_send_msg() with only @len bytes of @data from @off. */
+int ddsm_send_msg_part(struct ddsm_node *n, const struct ddsm_msg *m,
+		       struct page *data, u32 off, u32 len);
 int ddsm_run_actions(struct ddsm_node *n, struct ddsm_actions *acts,
 		     struct page *data);
 void ddsm_peer_event(void *ctx, u32 node, bool up);

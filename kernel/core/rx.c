@@ -12,8 +12,8 @@
 #include "trace.h"
 #include "tx.h"
 
-int ddsm_send_msg(struct ddsm_node *n, const struct ddsm_msg *m,
-		  struct page *data)
+int ddsm_send_msg_part(struct ddsm_node *n, const struct ddsm_msg *m,
+		       struct page *data, u32 off, u32 len)
 {
 	struct ddsm_wire_msg w;
 	int ret;
@@ -22,13 +22,20 @@ int ddsm_send_msg(struct ddsm_node *n, const struct ddsm_msg *m,
 		return -ENOTCONN;
 	ddsm_msg_encode(m, &w);
 	trace_ddsm_msg_send(m);
-	ret = ddsm_transport_send(n->tp, m->dst, &w, sizeof(w), data);
+	ret = ddsm_transport_send(n->tp, m->dst, &w, sizeof(w), data, off,
+				  len);
 	if (ret) {
 		atomic64_inc(&n->stats.send_errors);
 		return ret;
 	}
 	atomic64_inc(&n->stats.msgs_sent);
 	return 0;
+}
+
+int ddsm_send_msg(struct ddsm_node *n, const struct ddsm_msg *m,
+		  struct page *data)
+{
+	return ddsm_send_msg_part(n, m, data, 0, PAGE_SIZE);
 }
 
 static int run_send(struct ddsm_node *n, const struct ddsm_msg *m)
@@ -197,7 +204,7 @@ static void let_access_run(struct ddsm_node *n, const struct ddsm_msg *m)
 }
 
 void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
-	     struct page *data)
+	     struct page *data, u32 data_len)
 {
 	struct ddsm_node *n = ctx;
 	enum ddsm_msg_verdict v;
@@ -206,7 +213,8 @@ void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
 	int ret;
 
 	v = ddsm_msg_decode(&n->space, from, buf, len, &m);
-	if (v == DDSM_MSG_OK && !(m.flags & DDSM_MF_DATA) != !data)
+	if (v == DDSM_MSG_OK && (!(m.flags & DDSM_MF_DATA) != !data ||
+				 (data && !ddsm_msg_data_len_ok(&m, data_len))))
 		v = DDSM_MSG_BAD_LENGTH;
 	if (v != DDSM_MSG_OK) {
 		atomic64_inc(&n->stats.msgs_dropped);
@@ -228,9 +236,9 @@ void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
 	}
 	if (ddsm_msg_is_tx(m.type)) {
 		if (ddsm_msg_tx_to_home(m.type))
-			ddsm_txnode_rx(n, &m, data);
+			ddsm_txnode_rx(n, &m, data, data_len);
 		else
-			ddsm_txio_rx(n, &m, data);
+			ddsm_txio_rx(n, &m, data, data_len);
 		return;
 	}
 	let_access_run(n, &m);

@@ -59,7 +59,8 @@ struct ddsm_txahead {
 	u8 last;
 	bool done;			/* its answer arrived */
 	int err;			/* ... with this errno */
-	u32 seq;
+	u32 seq;			/* of its request; 0: not asked */
+	u8 pos;				/* its place in a TX_READ_MANY */
 	bool lag;			/* tx_readv_lag_ms applies (txio.c) */
 	struct page *page;		/* its data */
 };
@@ -76,6 +77,7 @@ struct ddsm_tx {
 	bool done;			/* its answer arrived */
 	int err;			/* ... with this errno */
 	struct page *reply;		/* TX_READ_REPLY's data */
+	u16 lines;			/* ... of the lines asked (msg.h) */
 	u32 nahead;			/* READV's reads out, under txs->lock */
 	unsigned long ahead_until;	/* jiffies: their answers' bound */
 	struct ddsm_txahead ahead[DDSM_TX_READV_MAX];
@@ -140,7 +142,7 @@ struct ddsm_txs {
 	atomic64_t begins, commits, reads, read_retries, intends_sent;
 	atomic64_t aborts[DDSM_TX_REASON_NR];
 	atomic64_t home_rollbacks, home_rollforwards, home_in_doubt;
-	atomic64_t fallbacks, reads_ahead;
+	atomic64_t fallbacks, reads_ahead, read_batches;
 };
 
 int ddsm_tx_init(struct ddsm_node *n);
@@ -157,23 +159,26 @@ int ddsm_tx_region_add(struct ddsm_node *n,
 		       const struct ddsm_tx_region_arg *a);
 
 /* txnode.c: a home's side.  Each returns the answer's errno (0: ACK). */
-/* @pin: the fallback's read, which pins the lines (txhome.h). */
+/*
+ * Lines [@first, @last] of @unit into @out from @out_off.  @pin: the
+ * fallback's read, which pins the lines (txhome.h).
+ */
 int ddsm_txnode_read(struct ddsm_node *n, u64 txid, u64 unit, u32 first,
-		     u32 last, struct page *out, bool pin);
+		     u32 last, struct page *out, u32 out_off, bool pin);
 /* @unit: one homed here, for the squashes' headers. */
 int ddsm_txnode_intend(struct ddsm_node *n, u64 txid, u64 unit,
-		       struct page *data);
+		       struct page *data, u32 data_len);
 void ddsm_txnode_validate(struct ddsm_node *n, u64 txid);
 void ddsm_txnode_abort(struct ddsm_node *n, u64 txid);
 /* Received from a peer: serve and answer. */
 void ddsm_txnode_rx(struct ddsm_node *n, const struct ddsm_msg *m,
-		    struct page *data);
+		    struct page *data, u32 data_len);
 void ddsm_txnode_peer_down(struct ddsm_node *n, u32 node);
 void ddsm_txnode_peer_up(struct ddsm_node *n, u32 node);
 
 /* txio.c: the coordinator's side. */
 void ddsm_txio_rx(struct ddsm_node *n, const struct ddsm_msg *m,
-		  struct page *data);
+		  struct page *data, u32 data_len);
 /* A home doomed @txid (a message, or this node's own home side). */
 void ddsm_txio_squash(struct ddsm_node *n, u64 txid);
 void ddsm_txio_peer_down(struct ddsm_node *n, u32 node);

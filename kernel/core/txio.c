@@ -22,6 +22,7 @@
 #include <linux/uaccess.h>
 #include "ddsm.h"
 #include "tx.h"
+#include "../proto/txbatch.h"
 #include "../proto/txpack.h"
 
 /*
@@ -116,21 +117,44 @@ static void answered(struct ddsm_txs *ts, struct ddsm_tx *t, u32 home,
 	wake_up_all(&ts->wait);
 }
 
+/*
+ * A TX_READ_REPLY's lines, packed from the start of @data, into @page at
+ * their place in the unit; -EPROTO unless they are the lines asked
+ * (@lines).  Their number matches @data_len: the receive path checked.
+ */
+static int place_lines(struct page *page, u16 lines,
+		       const struct ddsm_msg *m, struct page *data,
+		       u32 data_len)
+{
+	if (m->acks != lines) {
+		pr_warn_ratelimited("ddsm: node %u answered lines %#x, asked %#x\n",
+				    m->src, m->acks, lines);
+		return -EPROTO;
+	}
+	memcpy_page(page, (m->acks & 0xff) << DDSM_LINE_SHIFT, data, 0,
+		    data_len);
+	return 0;
+}
+
 /* An answer to a read READV sent ahead?  txs->lock held. */
 static bool ahead_answered(struct ddsm_txs *ts, struct ddsm_tx *t,
-			   const struct ddsm_msg *m, struct page *data)
+			   const struct ddsm_msg *m, struct page *data,
+			   u32 data_len)
 {
 	u32 i;
 
 	for (i = 0; i < t->nahead; i++) {
 		struct ddsm_txahead *r = &t->ahead[i];
 
-		if (r->seq != m->seq)
+		if (!r->seq || r->seq != m->seq)
 			continue;
 		if (!r->done) {
-			if (data)
-				copy_highpage(r->page, data);
 			r->err = -(int)m->err;
+			if (data &&
+			    place_lines(r->page,
+					ddsm_tx_read_lines(r->first, r->last),
+					m, data, data_len))
+				r->err = -EPROTO;
 			r->done = true;
 			wake_up_all(&ts->wait);
 		}
@@ -139,8 +163,64 @@ static bool ahead_answered(struct ddsm_txs *ts, struct ddsm_tx *t,
 	return false;
 }
 
+/*
+ * The answer to reads READV sent ahead in one TX_READ_MANY: each entry's
+ * lines or errno, or every entry failed when the answer is malformed or
+ * says why none was served.  txs->lock held.
+ */
+static void batch_answered(struct ddsm_txs *ts, struct ddsm_tx *t,
+			   const struct ddsm_msg *m, struct page *data,
+			   u32 data_len)
+{
+	struct ddsm_txahead *rs[DDSM_TXB_MAX] = { NULL };
+	struct ddsm_txb_read rd[DDSM_TXB_MAX];
+	u32 off[DDSM_TXB_MAX], i, nr = 0;
+	int err[DDSM_TXB_MAX] = { 0 }, ret;
+	void *p;
+
+	for (i = 0; i < t->nahead; i++) {
+		struct ddsm_txahead *r = &t->ahead[i];
+
+		if (!r->seq || r->seq != m->seq || r->done ||
+		    r->pos >= DDSM_TXB_MAX || rs[r->pos])
+			continue;
+		rs[r->pos] = r;
+		nr++;
+	}
+	for (i = 0; i < nr; i++) {
+		if (!rs[i])
+			return;		/* not the batch we sent */
+		rd[i] = (struct ddsm_txb_read){ .unit = rs[i]->unit,
+						.first = rs[i]->first,
+						.last = rs[i]->last };
+	}
+	if (!nr)
+		return;			/* READV is over */
+	ret = -(int)m->err;
+	if (data) {
+		p = kmap_local_page(data);
+		ret = ddsm_txb_ans_check(p, data_len, rd, nr, err, off);
+		for (i = 0; !ret && i < nr; i++)
+			if (!err[i])
+				memcpy_to_page(rs[i]->page,
+					       rd[i].first << DDSM_LINE_SHIFT,
+					       (u8 *)p + off[i],
+					       (rd[i].last - rd[i].first + 1) <<
+					       DDSM_LINE_SHIFT);
+		kunmap_local(p);
+		if (ret)
+			pr_warn_ratelimited("ddsm: node %u: malformed TX_READ_MANY_REPLY\n",
+					    m->src);
+	}
+	for (i = 0; i < nr; i++) {
+		rs[i]->err = ret ? ret : err[i];
+		rs[i]->done = true;
+	}
+	wake_up_all(&ts->wait);
+}
+
 void ddsm_txio_rx(struct ddsm_node *n, const struct ddsm_msg *m,
-		  struct page *data)
+		  struct page *data, u32 data_len)
 {
 	struct ddsm_txs *ts = n->tx;
 	struct ddsm_tx *t;
@@ -154,13 +234,16 @@ void ddsm_txio_rx(struct ddsm_node *n, const struct ddsm_msg *m,
 	if (!t)
 		goto out;	/* a transaction that ended: nothing waits */
 	switch (m->type) {
+	case DDSM_MSG_TX_READ_MANY_REPLY:
+		batch_answered(ts, t, m, data, data_len);
+		break;
 	case DDSM_MSG_TX_READ_REPLY:
-		if (ahead_answered(ts, t, m, data) || m->seq != t->seq ||
-		    t->done)
+		if (ahead_answered(ts, t, m, data, data_len) ||
+		    m->seq != t->seq || t->done)
 			break;
-		if (data)
-			copy_highpage(t->reply, data);
 		t->err = -(int)m->err;
+		if (data && place_lines(t->reply, t->lines, m, data, data_len))
+			t->err = -EPROTO;
 		t->done = true;
 		wake_up_all(&ts->wait);
 		break;
@@ -189,8 +272,10 @@ void ddsm_txio_peer_down(struct ddsm_node *n, u32 node)
 	spin_unlock(&ts->lock);
 }
 
+/* @data_len bytes of @data (an Intend's payload) go with it. */
 static int send_to_home(struct ddsm_node *n, struct ddsm_tx *t, u8 type,
-			u32 home, u64 unit, u16 lines, struct page *data)
+			u32 home, u64 unit, u16 lines, struct page *data,
+			u32 data_len)
 {
 	struct ddsm_msg m = {
 		.type = type,
@@ -206,7 +291,7 @@ static int send_to_home(struct ddsm_node *n, struct ddsm_tx *t, u8 type,
 		.copyset = txid_of(t),
 	};
 
-	return ddsm_send_msg(n, &m, data);
+	return ddsm_send_msg_part(n, &m, data, 0, data_len);
 }
 
 /* Note that the transaction involves @unit's home; returns the home. */
@@ -233,13 +318,15 @@ static int read_once(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
 
 	if (home == self(n))
 		return ddsm_txnode_read(n, txid_of(t), unit, first, last,
-					t->reply, t->fallback);
+					t->reply, first << DDSM_LINE_SHIFT,
+					t->fallback);
 	spin_lock(&ts->lock);
 	t->seq++;
+	t->lines = ddsm_tx_read_lines(first, last);
 	t->done = false;
 	spin_unlock(&ts->lock);
-	ret = send_to_home(n, t, DDSM_MSG_TX_READ, home, unit,
-			   ddsm_tx_read_lines(first, last), NULL);
+	ret = send_to_home(n, t, DDSM_MSG_TX_READ, home, unit, t->lines,
+			   NULL, 0);
 	if (ret)
 		return -EHOSTDOWN;
 	left = wait_event_timeout(ts->wait, READ_ONCE(t->done) ||
@@ -351,7 +438,9 @@ static int read_ahead(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
 	ret = r->done ? r->err : t->doomed ? -ECANCELED : -ETIMEDOUT;
 	spin_unlock(&ts->lock);
 	if (!ret)
-		copy_highpage(t->reply, r->page);
+		memcpy_page(t->reply, r->first << DDSM_LINE_SHIFT, r->page,
+			    r->first << DDSM_LINE_SHIFT,
+			    (r->last - r->first + 1) << DDSM_LINE_SHIFT);
 	return ret;
 }
 
@@ -514,7 +603,7 @@ static void tell_homes(struct ddsm_node *n, struct ddsm_tx *t, bool commit)
 		if (commit && sent && READ_ONCE(tx_validate_gap_ms))
 			msleep(min(READ_ONCE(tx_validate_gap_ms), 1000u));
 		send_to_home(n, t, commit ? DDSM_MSG_TX_VALIDATE :
-			     DDSM_MSG_TX_ABORT, h, t->home_unit[h], 0, NULL);
+			     DDSM_MSG_TX_ABORT, h, t->home_unit[h], 0, NULL, 0);
 		sent = true;
 	}
 }
@@ -606,7 +695,10 @@ static void abort_tx(struct ddsm_node *n, struct ddsm_tx **tp, u8 reason)
 	finish(n, tp, reason);
 }
 
-/* The writes at @home as one Intend payload; -E2BIG past one page. */
+/*
+ * The writes at @home as one Intend payload: the bytes it uses (what
+ * travels), or -E2BIG past one page.
+ */
 static int build_intend(struct ddsm_node *n, struct ddsm_tx *t, u32 home,
 			struct page *page)
 {
@@ -620,6 +712,8 @@ static int build_intend(struct ddsm_node *n, struct ddsm_tx *t, u32 home,
 				   ddsm_gaddr_unit(t->w[i].gaddr)) == home)
 			ret = ddsm_txp_add(p, t->w[i].gaddr,
 					   t->wbuf + t->w[i].off, t->w[i].len);
+	if (!ret)
+		ret = ddsm_txp_used(p);
 	kunmap_local(p);
 	return ret;
 }
@@ -629,6 +723,7 @@ static int do_commit(struct ddsm_node *n, struct ddsm_tx **tp, u8 *reason)
 	struct ddsm_txs *ts = n->tx;
 	struct ddsm_tx *t = *tp;
 	struct page *pages[DDSM_MAX_NODES] = { NULL };
+	u32 lens[DDSM_MAX_NODES] = { 0 };
 	u64 to = t->c.involved;
 	u32 h;
 	int ret = 0, state;
@@ -638,6 +733,10 @@ static int do_commit(struct ddsm_node *n, struct ddsm_tx **tp, u8 *reason)
 			continue;
 		pages[h] = alloc_page(GFP_KERNEL);
 		ret = pages[h] ? build_intend(n, t, h, pages[h]) : -ENOMEM;
+		if (ret > 0) {
+			lens[h] = ret;
+			ret = 0;
+		}
 	}
 	if (ret) {
 		abort_tx(n, tp, DDSM_TX_USER);
@@ -653,7 +752,7 @@ static int do_commit(struct ddsm_node *n, struct ddsm_tx **tp, u8 *reason)
 			continue;
 		atomic64_inc(&ts->intends_sent);
 		if (send_to_home(n, t, DDSM_MSG_TX_INTEND, h, t->home_unit[h],
-				 0, pages[h])) {
+				 0, pages[h], lens[h])) {
 			spin_lock(&ts->lock);
 			doom(ts, t, DDSM_TX_PEER_DOWN);
 			spin_unlock(&ts->lock);
@@ -664,7 +763,7 @@ static int do_commit(struct ddsm_node *n, struct ddsm_tx **tp, u8 *reason)
 
 		atomic64_inc(&ts->intends_sent);
 		r = ddsm_txnode_intend(n, txid_of(t), t->home_unit[self(n)],
-				       pages[self(n)]);
+				       pages[self(n)], lens[self(n)]);
 		spin_lock(&ts->lock);
 		answered(ts, t, self(n), !r);
 		spin_unlock(&ts->lock);
@@ -774,13 +873,13 @@ static void ask_ahead(struct ddsm_node *n, struct ddsm_tx *t, u32 k)
 
 	spin_lock(&ts->lock);
 	r->seq = ++t->seq;
+	r->pos = 0;
 	r->done = false;
 	r->err = 0;
-	t->nahead = max(t->nahead, k + 1);
 	spin_unlock(&ts->lock);
 	atomic64_inc(&ts->reads_ahead);
 	if (send_to_home(n, t, DDSM_MSG_TX_READ, home, r->unit,
-			 ddsm_tx_read_lines(r->first, r->last), NULL)) {
+			 ddsm_tx_read_lines(r->first, r->last), NULL, 0)) {
 		spin_lock(&ts->lock);
 		r->err = -EHOSTDOWN;
 		r->done = true;
@@ -789,10 +888,106 @@ static void ask_ahead(struct ddsm_node *n, struct ddsm_tx *t, u32 k)
 }
 
 /*
+ * Send requests @ks[0..@nr) of READV's, all of units homed at @home, as
+ * one TX_READ_MANY (one request alone as a TX_READ).  Their lines fit in
+ * one answer: ask_home() grouped them so.
+ */
+static void ask_many(struct ddsm_node *n, struct ddsm_tx *t, u32 home,
+		     const u32 *ks, u32 nr)
+{
+	struct ddsm_txb_read rd[DDSM_TXB_MAX];
+	struct ddsm_txs *ts = n->tx;
+	struct page *req = NULL;
+	u32 i, len = 0, seq;
+	void *p;
+
+	if (nr > 1)
+		req = alloc_page(GFP_KERNEL);
+	if (!req) {
+		for (i = 0; i < nr; i++)
+			ask_ahead(n, t, ks[i]);
+		return;
+	}
+	for (i = 0; i < nr; i++) {
+		struct ddsm_txahead *r = &t->ahead[ks[i]];
+
+		touch(n, t, r->unit);
+		rd[i] = (struct ddsm_txb_read){ .unit = r->unit,
+						.first = r->first,
+						.last = r->last };
+	}
+	p = kmap_local_page(req);
+	len = ddsm_txb_req_build(p, rd, nr);
+	kunmap_local(p);
+	spin_lock(&ts->lock);
+	seq = ++t->seq;
+	for (i = 0; i < nr; i++) {
+		struct ddsm_txahead *r = &t->ahead[ks[i]];
+
+		r->seq = seq;
+		r->pos = (u8)i;
+		r->done = false;
+		r->err = 0;
+	}
+	spin_unlock(&ts->lock);
+	atomic64_add(nr, &ts->reads_ahead);
+	atomic64_inc(&ts->read_batches);
+	if (send_to_home(n, t, DDSM_MSG_TX_READ_MANY, home, rd[0].unit, 0, req,
+			 len)) {
+		spin_lock(&ts->lock);
+		for (i = 0; i < nr; i++) {
+			t->ahead[ks[i]].err = -EHOSTDOWN;
+			t->ahead[ks[i]].done = true;
+		}
+		spin_unlock(&ts->lock);
+	}
+	put_page(req);
+}
+
+/*
+ * Ask every home for READV's reads of its units (those with @lag as
+ * given) in as few messages as fit: at most DDSM_TXB_MAX units and
+ * DDSM_TXB_MAX_LINES lines each; a read of more lines goes alone.
+ */
+static void ask_homes(struct ddsm_node *n, struct ddsm_tx *t, u32 count,
+		      bool lag)
+{
+	u32 ks[DDSM_TXB_MAX], home, k, nr, lines;
+
+	for (home = 0; home < n->space.nr_nodes; home++) {
+		nr = 0;
+		lines = 0;
+		for (k = 0; k < count; k++) {
+			struct ddsm_txahead *r = &t->ahead[k];
+			u32 l = r->last - r->first + 1;
+
+			if (r->lag != lag ||
+			    ddsm_unit_home(&n->space, r->unit) != home)
+				continue;
+			if (l > DDSM_TXB_MAX_LINES) {
+				ask_ahead(n, t, k);
+				continue;
+			}
+			if (nr == DDSM_TXB_MAX ||
+			    lines + l > DDSM_TXB_MAX_LINES) {
+				ask_many(n, t, home, ks, nr);
+				nr = 0;
+				lines = 0;
+			}
+			ks[nr++] = k;
+			lines += l;
+		}
+		if (nr)
+			ask_many(n, t, home, ks, nr);
+	}
+}
+
+/*
  * Send READV's reads of lines homed elsewhere to their homes at once,
- * one per unit (the parts of one unit merged).  Lines homed here are
- * read when their turn comes, as are reads past DDSM_TX_READV_MAX units
- * and the second part of a read across homes (do_read() asks it anew).
+ * one entry per unit (the parts of one unit merged), one message per
+ * home (ask_homes()).  Lines homed here are read when their turn comes,
+ * as are reads past DDSM_TX_READV_MAX units and the second part of a
+ * read across homes (do_read() asks it anew).
  */
 static void send_ahead(struct ddsm_node *n, struct ddsm_tx *t,
 		       const struct ddsm_tx_iov *iov, u32 nr)
@@ -839,25 +1034,19 @@ static void send_ahead(struct ddsm_node *n, struct ddsm_tx *t,
 	}
 	count = k;
 	t->ahead_until = jiffies + wait_ms() + msecs_to_jiffies(lag_ms);
-	if (lag_ms) {
-		/* Requests asked late must not look answered meanwhile. */
-		spin_lock(&ts->lock);
-		for (k = 0; k < count; k++) {
-			t->ahead[k].seq = 0;
-			t->ahead[k].done = false;
-		}
-		t->nahead = count;
-		spin_unlock(&ts->lock);
+	/* Requests not asked yet must not look answered meanwhile. */
+	spin_lock(&ts->lock);
+	for (k = 0; k < count; k++) {
+		t->ahead[k].seq = 0;
+		t->ahead[k].done = false;
 	}
-	for (k = 0; k < count; k++)
-		if (!lag_ms || !t->ahead[k].lag)
-			ask_ahead(n, t, k);
+	t->nahead = count;
+	spin_unlock(&ts->lock);
+	ask_homes(n, t, count, false);
 	if (!lag_ms)
 		return;
 	msleep(lag_ms);
-	for (k = 0; k < count; k++)
-		if (t->ahead[k].lag)
-			ask_ahead(n, t, k);
+	ask_homes(n, t, count, true);
 }
 
 /* READV is over: late answers find nothing to fill. */
@@ -999,4 +1188,5 @@ void ddsm_tx_status(struct ddsm_node *n, struct ddsm_tx_status *st)
 	st->fallbacks = atomic64_read(&ts->fallbacks);
 	st->home_pins = hs.pins;
 	st->reads_ahead = atomic64_read(&ts->reads_ahead);
+	st->read_batches = atomic64_read(&ts->read_batches);
 }

@@ -13,6 +13,7 @@
 #include <linux/vmalloc.h>
 #include "ddsm.h"
 #include "tx.h"
+#include "../proto/txbatch.h"
 #include "../proto/txpack.h"
 
 static u32 entry_index(struct ddsm_txhome *hm, u64 txid)
@@ -31,7 +32,7 @@ static void drop_intend(struct ddsm_txhome *hm, u32 idx)
 }
 
 int ddsm_txnode_read(struct ddsm_node *n, u64 txid, u64 unit, u32 first,
-		     u32 last, struct page *out, bool pin)
+		     u32 last, struct page *out, u32 out_off, bool pin)
 {
 	struct ddsm_txhome *hm = &n->tx->home;
 	u64 line0 = unit << (DDSM_PROTO_UNIT_SHIFT - DDSM_LINE_SHIFT);
@@ -54,7 +55,8 @@ int ddsm_txnode_read(struct ddsm_node *n, u64 txid, u64 unit, u32 first,
 		u8 *dst = kmap_local_page(out);
 		u32 off = first << DDSM_LINE_SHIFT;
 
-		memcpy(dst + off, src + off, (last - first + 1) << DDSM_LINE_SHIFT);
+		memcpy(dst + out_off, src + off,
+		       (last - first + 1) << DDSM_LINE_SHIFT);
 		kunmap_local(dst);
 		kunmap_local(src);
 	}
@@ -105,7 +107,7 @@ static void squash(struct ddsm_node *n, u64 txid, u64 unit)
 }
 
 int ddsm_txnode_intend(struct ddsm_node *n, u64 txid, u64 unit,
-		       struct page *data)
+		       struct page *data, u32 data_len)
 {
 	struct ddsm_txhome *hm = &n->tx->home;
 	struct ddsm_tx_range r[DDSM_TXH_RANGES];
@@ -121,9 +123,9 @@ int ddsm_txnode_intend(struct ddsm_node *n, u64 txid, u64 unit,
 		ret = -ENOMEM;
 		goto out;
 	}
-	copy_highpage(keep, data);
+	memcpy_page(keep, 0, data, 0, data_len);
 	p = kmap_local_page(keep);
-	ret = ddsm_txp_check(&n->space, p);
+	ret = ddsm_txp_check(&n->space, p, data_len);
 	if (!ret && !in_regions(n, p))
 		ret = -EINVAL;
 	nr = ret ? ret : ddsm_txp_ranges(p, r, DDSM_TXH_RANGES);
@@ -425,8 +427,12 @@ static void take_outcome(struct ddsm_node *n, const struct ddsm_msg *m)
 	mutex_unlock(&hm->lock);
 }
 
+/*
+ * @len bytes of @data from @off go with the answer: a read's lines (a
+ * TX_READ_REPLY names them as the read did), or a batch's answer.
+ */
 static void answer(struct ddsm_node *n, const struct ddsm_msg *req, u8 type,
-		   int err, struct page *data)
+		   int err, struct page *data, u32 off, u32 len)
 {
 	struct ddsm_msg m = {
 		.type = type,
@@ -435,35 +441,94 @@ static void answer(struct ddsm_node *n, const struct ddsm_msg *req, u8 type,
 		.src = (u16)n->space.node_id,
 		.dst = req->src,
 		.requester = req->src,
+		.acks = data && type == DDSM_MSG_TX_READ_REPLY ? req->acks : 0,
 		.seq = req->seq,
 		.unit = req->unit,
 		.copyset = req->copyset,
 	};
 
-	ddsm_send_msg(n, &m, data);
+	ddsm_send_msg_part(n, &m, data, off, len);
+}
+
+/* A TX_READ: its lines, at their place in @out, are what travels. */
+static void serve_read(struct ddsm_node *n, const struct ddsm_msg *m)
+{
+	u32 first = m->acks & 0xff, last = m->acks >> 8;
+	u32 off = first << DDSM_LINE_SHIFT;
+	struct page *out = alloc_page(GFP_KERNEL);
+	int ret;
+
+	ret = out ? ddsm_txnode_read(n, m->copyset, m->unit, first, last, out,
+				     off, m->flags & DDSM_MF_PIN) :
+		    -ENOMEM;
+	answer(n, m, DDSM_MSG_TX_READ_REPLY, ret, ret ? NULL : out, off,
+	       (last - first + 1) << DDSM_LINE_SHIFT);
+	if (out)
+		put_page(out);
+}
+
+/*
+ * READV's reads at this home in one request: each served as a TX_READ,
+ * in order, their lines packed one after the other in one answer.
+ */
+static void serve_read_many(struct ddsm_node *n, const struct ddsm_msg *m,
+			    struct page *data, u32 data_len)
+{
+	struct ddsm_txb_read r[DDSM_TXB_MAX];
+	struct page *out = alloc_page(GFP_KERNEL);
+	u32 i, used = ddsm_txb_ans_len(0);
+	int nr, ret;
+	void *p;
+
+	if (!out) {
+		answer(n, m, DDSM_MSG_TX_READ_MANY_REPLY, -ENOMEM, NULL, 0, 0);
+		return;
+	}
+	p = kmap_local_page(data);
+	nr = ddsm_txb_req_check(&n->space, p, data_len);
+	for (i = 0; nr > 0 && i < nr; i++)
+		ddsm_txb_req_entry(p, i, &r[i]);
+	kunmap_local(p);
+	if (nr < 0) {
+		pr_warn_ratelimited("ddsm: tx %#llx: malformed TX_READ_MANY from node %u\n",
+				    m->copyset, m->src);
+		answer(n, m, DDSM_MSG_TX_READ_MANY_REPLY, -EINVAL, NULL, 0, 0);
+		put_page(out);
+		return;
+	}
+	p = kmap_local_page(out);
+	ddsm_txb_ans_init(p, nr);
+	kunmap_local(p);
+	for (i = 0; i < nr; i++) {
+		ret = ddsm_txnode_read(n, m->copyset, r[i].unit, r[i].first,
+				       r[i].last, out, used, false);
+		p = kmap_local_page(out);
+		ddsm_txb_ans_set(p, i, ret);
+		kunmap_local(p);
+		if (!ret)
+			used += (r[i].last - r[i].first + 1) << DDSM_LINE_SHIFT;
+	}
+	answer(n, m, DDSM_MSG_TX_READ_MANY_REPLY, 0, out, 0, used);
+	put_page(out);
 }
 
 void ddsm_txnode_rx(struct ddsm_node *n, const struct ddsm_msg *m,
-		    struct page *data)
+		    struct page *data, u32 data_len)
 {
-	struct page *out;
 	int ret;
 
 	switch (m->type) {
 	case DDSM_MSG_TX_READ:
-		out = alloc_page(GFP_KERNEL);
-		ret = out ? ddsm_txnode_read(n, m->copyset, m->unit,
-					     m->acks & 0xff, m->acks >> 8, out,
-					     m->flags & DDSM_MF_PIN) :
-			    -ENOMEM;
-		answer(n, m, DDSM_MSG_TX_READ_REPLY, ret, ret ? NULL : out);
-		if (out)
-			put_page(out);
+		serve_read(n, m);
+		break;
+	case DDSM_MSG_TX_READ_MANY:
+		serve_read_many(n, m, data, data_len);
 		break;
 	case DDSM_MSG_TX_INTEND:
-		ret = ddsm_txnode_intend(n, m->copyset, m->unit, data);
+		ret = ddsm_txnode_intend(n, m->copyset, m->unit, data,
+					 data_len);
 		answer(n, m, ret ? DDSM_MSG_TX_NACK : DDSM_MSG_TX_ACK, ret,
-		       NULL);
+		       NULL, 0, 0);
 		break;
 	case DDSM_MSG_TX_VALIDATE:
 		ddsm_txnode_validate(n, m->copyset);

@@ -14,6 +14,7 @@
 #include <linux/sched.h>
 #include <linux/wait.h>
 #include <linux/atomic.h>
+#include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/string.h>
 #include "transport.h"
@@ -23,6 +24,7 @@
 struct loop_item {
 	struct list_head node;
 	struct page *data;
+	u32 data_len;
 	u32 len;
 	u8 buf[LOOP_MAX_MSG];
 };
@@ -90,7 +92,8 @@ static int loop_thread(void *arg)
 						 kthread_should_stop());
 			continue;
 		}
-		lt->t.recv(lt->t.ctx, lt->t.self, it->buf, it->len, it->data);
+		lt->t.recv(lt->t.ctx, lt->t.self, it->buf, it->len, it->data,
+			   it->data_len);
 		if (it->data)
 			put_page(it->data);
 		kfree(it);
@@ -99,8 +102,26 @@ static int loop_thread(void *arg)
 	return 0;
 }
 
+/*
+ * The data as the receiver gets it, at the start of a page: the sender's
+ * own page when it starts there (a frame a node sends itself is never
+ * copied), else a copy of the part.
+ */
+static struct page *loop_data(struct page *data, u32 off, u32 len)
+{
+	struct page *p;
+
+	if (!off) {
+		get_page(data);
+		return data;
+	}
+	p = alloc_page(GFP_NOIO | __GFP_NOFAIL);
+	memcpy_page(p, 0, data, off, len);
+	return p;
+}
+
 static int loop_send(struct ddsm_transport *t, u32 dst, const void *buf,
-		     u32 len, struct page *data)
+		     u32 len, struct page *data, u32 data_off, u32 data_len)
 {
 	struct loop_transport *lt = to_loop(t);
 	struct loop_item *it;
@@ -113,15 +134,14 @@ static int loop_send(struct ddsm_transport *t, u32 dst, const void *buf,
 	it = kmalloc(sizeof(*it), GFP_NOIO | __GFP_NOFAIL);
 	memcpy(it->buf, buf, len);
 	it->len = len;
-	it->data = data;
-	if (data)
-		get_page(data);
+	it->data = data ? loop_data(data, data_off, data_len) : NULL;
+	it->data_len = data ? data_len : 0;
 
 	spin_lock_bh(&lt->lock);
 	if (lt->dying) {
 		spin_unlock_bh(&lt->lock);
-		if (data)
-			put_page(data);
+		if (it->data)
+			put_page(it->data);
 		kfree(it);
 		return -ESHUTDOWN;
 	}
@@ -129,7 +149,7 @@ static int loop_send(struct ddsm_transport *t, u32 dst, const void *buf,
 	spin_unlock_bh(&lt->lock);
 
 	atomic64_inc(&lt->msgs);
-	atomic64_add(len + (data ? PAGE_SIZE : 0), &lt->bytes);
+	atomic64_add(len + it->data_len, &lt->bytes);
 	wake_up(&lt->wait);
 	return 0;
 }

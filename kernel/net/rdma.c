@@ -829,16 +829,17 @@ static void rdma_destroy(struct ddsm_transport *t)
 }
 
 static int rdma_send(struct ddsm_transport *t, u32 dst, const void *buf,
-		     u32 len, struct page *data)
+		     u32 len, struct page *data, u32 data_off, u32 data_len)
 {
 	struct rdma_tp *tp = to_rdma(t);
 	int ret;
 
 	if (dst == t->self)
-		return ddsm_transport_send(tp->loop, dst, buf, len, data);
+		return ddsm_transport_send(tp->loop, dst, buf, len, data,
+					   data_off, data_len);
 	if (dst >= tp->nr_nodes)
 		return -EINVAL;
-	ret = ddsm_rdma_send_msg(tp, dst, buf, len, data);
+	ret = ddsm_rdma_send_msg(tp, dst, buf, len, data, data_off, data_len);
 	if (ret)
 		atomic64_inc(&tp->peers[dst].retries);
 	return ret;

@@ -93,6 +93,7 @@ struct rdma_tx {
 	u64 dma;
 	struct page *page;	/* pinned while the send is in flight */
 	u64 page_dma;
+	u32 page_len;		/* bytes of it mapped and sent */
 	bool in_use;
 };
 
@@ -104,6 +105,7 @@ struct rdma_txq_item {
 	u16 len;
 	u64 cookie;
 	struct page *page;
+	u32 page_off, page_len;	/* the part of @page sent */
 	u8 payload[];
 };
 
@@ -269,7 +271,7 @@ int ddsm_rdma_send_raw(struct rdma_tp *tp, u32 dst, u8 type, u8 flags,
 		       u64 cookie, const void *payload, u16 len,
 		       struct page *page);
 int ddsm_rdma_send_msg(struct rdma_tp *tp, u32 dst, const void *payload,
-		       u16 len, struct page *page);
+		       u16 len, struct page *page, u32 page_off, u32 page_len);
 void rdma_send_on(struct rdma_conn *conn, u8 type, const void *payload,
 		  u16 len);
 int rdma_queue_locked(struct rdma_peer *peer, struct rdma_txq_item *it);

@@ -301,7 +301,8 @@ static void deliver_msg(struct rdma_tp *tp, struct rdma_rx *rx)
 
 	switch (h->type) {
 	case RDMA_T_MSG:
-		tp->t.recv(tp->t.ctx, peer->node, h + 1, len, page);
+		tp->t.recv(tp->t.ctx, peer->node, h + 1, len, page,
+			   page ? rx->byte_len - RDMA_SLOT_SIZE : 0);
 		break;
 	case RDMA_T_PING:
 		/* A unit asked for is the first pattern frame (rdma_test.c). */

@@ -56,7 +56,7 @@ static void put_tx_slot(struct rdma_conn *conn, struct rdma_tx *slot)
 {
 	if (slot->page) {
 		ib_dma_unmap_page(conn->cm_id->device, slot->page_dma,
-				  PAGE_SIZE, DMA_TO_DEVICE);
+				  slot->page_len, DMA_TO_DEVICE);
 		put_page(slot->page);
 		slot->page = NULL;
 	}
@@ -65,14 +65,14 @@ static void put_tx_slot(struct rdma_conn *conn, struct rdma_tx *slot)
 }
 
 /*
- * Fill @slot with a header and @len bytes of @payload, and the unit at
- * *@page if not NULL (its reference moves to the slot).  The header
- * reports every receive reposted so far.  False if the unit could not be
- * DMA-mapped.
+ * Fill @slot with a header and @len bytes of @payload, and @page_len
+ * bytes from @page_off of the page at *@page if not NULL (its reference
+ * moves to the slot).  The header reports every receive reposted so far.
+ * False if the page could not be DMA-mapped.
  */
 static bool fill_tx(struct rdma_conn *conn, struct rdma_tx *slot, u8 type,
 		    u8 flags, u64 cookie, const void *payload, u16 len,
-		    struct page **page)
+		    struct page **page, u32 page_off, u32 page_len)
 {
 	struct ib_device *dev = conn->cm_id->device;
 	struct rdma_hdr *h = slot->buf;
@@ -89,8 +89,8 @@ static bool fill_tx(struct rdma_conn *conn, struct rdma_tx *slot, u8 type,
 		memcpy(h + 1, payload, len);
 
 	/*
-	 * With a unit behind it the header SGE is sent whole, so the unit
-	 * lands exactly in the receiver's page SGE.
+	 * With data behind it the header SGE is sent whole, so the data
+	 * lands at the start of the receiver's page SGE.
 	 */
 	memset((u8 *)(h + 1) + len, 0, RDMA_SLOT_SIZE - sizeof(*h) - len);
 	slot->sge[0].addr = slot->dma;
@@ -101,14 +101,15 @@ static bool fill_tx(struct rdma_conn *conn, struct rdma_tx *slot, u8 type,
 	slot->wr.num_sge = 1;
 	slot->page = NULL;
 	if (with_page) {
-		slot->page_dma = ib_dma_map_page(dev, *page, 0, PAGE_SIZE,
-						 DMA_TO_DEVICE);
+		slot->page_dma = ib_dma_map_page(dev, *page, page_off,
+						 page_len, DMA_TO_DEVICE);
 		if (ib_dma_mapping_error(dev, slot->page_dma))
 			return false;
 		slot->page = *page;
+		slot->page_len = page_len;
 		*page = NULL;
 		slot->sge[1].addr = slot->page_dma;
-		slot->sge[1].length = PAGE_SIZE;
+		slot->sge[1].length = page_len;
 		slot->sge[1].lkey = conn->pd->local_dma_lkey;
 		slot->wr.num_sge = 2;
 	}
@@ -128,7 +129,7 @@ static void account_send(struct rdma_peer *peer, struct rdma_tx *slot,
 			 u8 type, u16 len)
 {
 	atomic64_inc(&peer->msgs_sent);
-	atomic64_add(slot->sge[0].length + (slot->page ? PAGE_SIZE : 0),
+	atomic64_add(slot->sge[0].length + (slot->page ? slot->page_len : 0),
 		     &peer->bytes_sent);
 	trace_ddsm_net_send(peer->node, type, len, !!slot->page);
 }
@@ -182,7 +183,7 @@ static struct ib_send_wr *make_ctrl(struct rdma_peer *peer,
 		return NULL;
 	type = conn->credits_owed >= RDMA_CREDIT_RETURN ? RDMA_T_CREDIT :
 							  RDMA_T_HEARTBEAT;
-	fill_tx(conn, slot, type, 0, 0, NULL, 0, NULL);
+	fill_tx(conn, slot, type, 0, 0, NULL, 0, NULL, 0, 0);
 	account_send(peer, slot, type, 0);
 	atomic64_inc(&peer->ctrl_sent);
 	return &slot->wr;
@@ -213,7 +214,8 @@ void rdma_kick_tx(struct rdma_peer *peer)
 			break;
 		list_del(&it->node);
 		if (!fill_tx(conn, slot, it->type, it->flags, it->cookie,
-			     it->payload, it->len, &it->page)) {
+			     it->payload, it->len, &it->page, it->page_off,
+			     it->page_len)) {
 			/* Nothing may overtake it: the connection goes. */
 			rdma_item_free(peer->tp, it);
 			if (first)
@@ -268,7 +270,7 @@ void rdma_drop_txq(struct rdma_peer *peer)
  */
 static int send_item(struct rdma_tp *tp, u32 dst, u8 type, u8 flags,
 		     u64 cookie, const void *payload, u16 len,
-		     struct page *page, gfp_t gfp)
+		     struct page *page, u32 page_off, u32 page_len)
 {
 	struct rdma_peer *peer = &tp->peers[dst];
 	struct rdma_txq_item *it;
@@ -276,7 +278,7 @@ static int send_item(struct rdma_tp *tp, u32 dst, u8 type, u8 flags,
 
 	if (len > RDMA_MAX_PAYLOAD)
 		return -EMSGSIZE;
-	it = rdma_item_alloc(tp, gfp);
+	it = rdma_item_alloc(tp, GFP_NOIO);
 	if (!it) {
 		spin_lock_bh(&peer->lock);
 		if (peer->conn)
@@ -290,6 +292,8 @@ static int send_item(struct rdma_tp *tp, u32 dst, u8 type, u8 flags,
 	it->len = len;
 	it->cookie = cookie;
 	it->page = page;
+	it->page_off = page_off;
+	it->page_len = page_len;
 	if (page)
 		get_page(page);
 	memcpy(it->payload, payload, len);
@@ -307,15 +311,15 @@ int ddsm_rdma_send_raw(struct rdma_tp *tp, u32 dst, u8 type, u8 flags,
 {
 	if (dst >= tp->nr_nodes || dst == tp->t.self)
 		return -EINVAL;
-	return send_item(tp, dst, type, flags, cookie, payload, len, page,
-			 GFP_NOIO);
+	return send_item(tp, dst, type, flags, cookie, payload, len, page, 0,
+			 PAGE_SIZE);
 }
 
 int ddsm_rdma_send_msg(struct rdma_tp *tp, u32 dst, const void *payload,
-		       u16 len, struct page *page)
+		       u16 len, struct page *page, u32 page_off, u32 page_len)
 {
 	return send_item(tp, dst, RDMA_T_MSG, 0, 0, payload, len, page,
-			 GFP_NOIO);
+			 page_off, page_len);
 }
 
 /*

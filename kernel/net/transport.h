@@ -9,6 +9,7 @@
 #ifndef DDSM_NET_TRANSPORT_H
 #define DDSM_NET_TRANSPORT_H
 
+#include <linux/errno.h>
 #include <linux/types.h>
 #include <linux/mm_types.h>
 #include <linux/in.h>
@@ -19,11 +20,13 @@ struct ddsm_transport;
 /*
  * Called in process context, in the order each sender sent; calls for
  * different senders may run concurrently; a peer's "down" comes after
- * every message of its incarnation and before any of the next one.  @data is the unit that
- * travelled with the message (NULL if none), only borrowed for the call.
+ * every message of its incarnation and before any of the next one.  @data
+ * holds the data that travelled with the message (NULL if none): its
+ * first @data_len bytes (1..PAGE_SIZE), the rest of the page undefined;
+ * only borrowed for the call.
  */
 typedef void (*ddsm_recv_fn)(void *ctx, u32 from, const void *buf, u32 len,
-			     struct page *data);
+			     struct page *data, u32 data_len);
 
 /*
  * A peer came up, or went down (declared dead, disconnected, unloading).
@@ -35,8 +38,10 @@ typedef void (*ddsm_peer_fn)(void *ctx, u32 node, bool up);
 struct ddsm_transport_ops {
 	const char *name;
 	/*
-	 * Queue @len bytes of @buf (and the unit at @data, if not NULL) for
-	 * node @dst.  Process context: may wait for memory, never fails for
+	 * Queue @len bytes of @buf (and @data_len bytes of the page at
+	 * @data from @data_off, 1..PAGE_SIZE inside the page, if @data is
+	 * not NULL) for node @dst; they arrive at the start of the
+	 * receiver's page.  Process context: may wait for memory, never fails for
 	 * lack of it, and never drops a message on a live connection (a
 	 * connection that cannot carry it goes down instead, and the peer
 	 * event tells the core).  Fails at once if @dst is not up.  The
@@ -44,7 +49,7 @@ struct ddsm_transport_ops {
 	 * allocated until the message is delivered.
 	 */
 	int (*send)(struct ddsm_transport *t, u32 dst, const void *buf,
-		    u32 len, struct page *data);
+		    u32 len, struct page *data, u32 data_off, u32 data_len);
 	/* Fill the out fields of @info for node @info->index. */
 	void (*peer_info)(struct ddsm_transport *t, struct ddsm_peer_info *info);
 	/* Where node @node stands now (DDSM_PEER_SELF for this node). */
@@ -101,9 +106,13 @@ ddsm_transport_peer_state(struct ddsm_transport *t, u32 node)
 
 static inline int ddsm_transport_send(struct ddsm_transport *t, u32 dst,
 				      const void *buf, u32 len,
-				      struct page *data)
+				      struct page *data, u32 data_off,
+				      u32 data_len)
 {
-	return t->ops->send(t, dst, buf, len, data);
+	if (data && (!data_len || data_off > PAGE_SIZE ||
+		     data_len > PAGE_SIZE - data_off))
+		return -EINVAL;
+	return t->ops->send(t, dst, buf, len, data, data_off, data_len);
 }
 
 #endif /* DDSM_NET_TRANSPORT_H */

@@ -23,7 +23,7 @@ enum rdma_msg_type {
 };
 
 #define RDMA_HDR_MAGIC	0xd7
-#define RDMA_HF_PAGE	0x01	/* a 4 KiB unit follows in the second SGE */
+#define RDMA_HF_PAGE	0x01	/* data (up to a unit) in the second SGE */
 #define RDMA_HF_WANT_PAGE 0x02	/* PING: answer with a unit (self-test rpc) */
 
 struct rdma_hdr {
@@ -72,13 +72,15 @@ struct rdma_conn_req {
 };
 
 #define RDMA_CONN_MAGIC		0x6464736d
-#define RDMA_CONN_VERSION	2	/* 2: HELLO nonce and AUTH */
+#define RDMA_CONN_VERSION	3	/* 2: HELLO nonce and AUTH; 3: short data */
 
 /*
  * Is @h a well-formed header for a receive of @byte_len bytes?  A message
- * with a unit sends its header SGE whole (RDMA_SLOT_SIZE) so the unit
- * lands exactly in the receiver's page SGE.  Units travel with protocol
- * messages and with the self-test's answer to a PING that asked for one.
+ * with data sends its header SGE whole (RDMA_SLOT_SIZE) so the data lands
+ * at the start of the receiver's page SGE.  Data travels with protocol
+ * messages (1 to RDMA_UNIT_SIZE bytes: a unit, or the lines a transaction
+ * reads or writes) and with the self-test's answer to a PING that asked
+ * for a unit (whole).
  */
 bool ddsm_wire_hdr_valid(const struct rdma_hdr *h, u32 byte_len);
 

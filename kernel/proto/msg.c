@@ -26,21 +26,24 @@ static bool type_may_carry_data(u8 type)
 {
 	return type == DDSM_MSG_ACK || type == DDSM_MSG_WRITEBACK ||
 	       type == DDSM_MSG_EVICT_MODIFIED || type == DDSM_MSG_REPLICA ||
-	       type == DDSM_MSG_TX_READ_REPLY || type == DDSM_MSG_TX_INTEND;
+	       type == DDSM_MSG_TX_READ_REPLY || type == DDSM_MSG_TX_INTEND ||
+	       type == DDSM_MSG_TX_READ_MANY ||
+	       type == DDSM_MSG_TX_READ_MANY_REPLY;
 }
 
 /* Which types must carry a unit of data. */
 static bool type_needs_data(u8 type)
 {
 	return type == DDSM_MSG_WRITEBACK || type == DDSM_MSG_EVICT_MODIFIED ||
-	       type == DDSM_MSG_REPLICA || type == DDSM_MSG_TX_INTEND;
+	       type == DDSM_MSG_REPLICA || type == DDSM_MSG_TX_INTEND ||
+	       type == DDSM_MSG_TX_READ_MANY;
 }
 
 /*
  * Transactions: a request comes from the transaction's coordinator (the
  * node of its id) to the home of @unit; an answer from that home to the
  * coordinator.  A TX_READ names lines inside its unit; a reply carries
- * the data or says why not, never both.
+ * the data of the lines it names or says why not, never both.
  */
 static bool tx_fits(const struct ddsm_space *s, const struct ddsm_msg *m,
 		    u32 home)
@@ -71,7 +74,8 @@ static bool tx_fits(const struct ddsm_space *s, const struct ddsm_msg *m,
 	} else if (home != m->src || id.node != s->node_id) {
 		return false;
 	}
-	if (m->type == DDSM_MSG_TX_READ) {
+	if (m->type == DDSM_MSG_TX_READ ||
+	    (m->type == DDSM_MSG_TX_READ_REPLY && !m->err)) {
 		if (first > last || last >= DDSM_TX_LINES_PER_UNIT)
 			return false;
 	} else if (m->acks) {
@@ -79,9 +83,26 @@ static bool tx_fits(const struct ddsm_space *s, const struct ddsm_msg *m,
 	}
 	if (m->type == DDSM_MSG_TX_NACK)
 		return m->err;
-	if (m->type == DDSM_MSG_TX_READ_REPLY)
+	if (m->type == DDSM_MSG_TX_READ_REPLY ||
+	    m->type == DDSM_MSG_TX_READ_MANY_REPLY)
 		return !m->err != !(m->flags & DDSM_MF_DATA);
 	return !m->err;
+}
+
+bool ddsm_msg_data_len_ok(const struct ddsm_msg *m, u32 len)
+{
+	u32 first = m->acks & 0xff, last = m->acks >> 8;
+
+	switch (m->type) {
+	case DDSM_MSG_TX_READ_REPLY:
+		return len == (last - first + 1) << DDSM_LINE_SHIFT;
+	case DDSM_MSG_TX_INTEND:
+	case DDSM_MSG_TX_READ_MANY:
+	case DDSM_MSG_TX_READ_MANY_REPLY:
+		return len && len <= DDSM_PROTO_UNIT_SIZE;
+	default:
+		return len == DDSM_PROTO_UNIT_SIZE;
+	}
 }
 
 /*
@@ -157,7 +178,7 @@ static bool nodes_fit(const struct ddsm_space *s, const struct ddsm_msg *m,
 		       !(m->copyset & ~BIT_ULL(ddsm_space_pred_of(s, m->src)));
 	case DDSM_MSG_COPIES_DONE:
 		return s->nr_backups && m->requester == m->src;
-	case DDSM_MSG_TX_READ ... DDSM_MSG_TX_OUTCOME:
+	case DDSM_MSG_TX_READ ... DDSM_MSG_TX_READ_MANY_REPLY:
 		return tx_fits(s, m, home);
 	}
 	return false;
@@ -285,6 +306,8 @@ static const char *const type_names[DDSM_MSG_NR] = {
 	[DDSM_MSG_TX_SQUASH] = "TX_SQUASH",
 	[DDSM_MSG_TX_QUERY] = "TX_QUERY",
 	[DDSM_MSG_TX_OUTCOME] = "TX_OUTCOME",
+	[DDSM_MSG_TX_READ_MANY] = "TX_READ_MANY",
+	[DDSM_MSG_TX_READ_MANY_REPLY] = "TX_READ_MANY_REPLY",
 };
 
 const char *ddsm_msg_type_name(u8 type)

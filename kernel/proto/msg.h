@@ -87,6 +87,14 @@ enum ddsm_msg_type {
 	 */
 	DDSM_MSG_TX_QUERY,	/* participant -> participant */
 	DDSM_MSG_TX_OUTCOME,	/* participant -> the asker, @acks */
+	/*
+	 * READV's reads at one home at once: the entries (data, txbatch.h)
+	 * served in order as TX_READs; the answer's data holds each one's
+	 * errno and the lines of those that succeeded, or @err says why
+	 * none was served.  @unit: the first entry's.
+	 */
+	DDSM_MSG_TX_READ_MANY,		/* coordinator -> home, data */
+	DDSM_MSG_TX_READ_MANY_REPLY,	/* home -> coordinator, data, or @err */
 	DDSM_MSG_NR,
 };
 
@@ -208,7 +216,8 @@ static inline bool ddsm_msg_is_replica(u8 type)
 /* HADES transactions: handled apart too (core/txio.c, core/txnode.c). */
 static inline bool ddsm_msg_is_tx(u8 type)
 {
-	return type >= DDSM_MSG_TX_READ && type <= DDSM_MSG_TX_OUTCOME;
+	return type >= DDSM_MSG_TX_READ &&
+	       type <= DDSM_MSG_TX_READ_MANY_REPLY;
 }
 
 /* ... and of those, the ones a home serves. */
@@ -216,7 +225,8 @@ static inline bool ddsm_msg_tx_to_home(u8 type)
 {
 	return type == DDSM_MSG_TX_READ || type == DDSM_MSG_TX_INTEND ||
 	       type == DDSM_MSG_TX_VALIDATE || type == DDSM_MSG_TX_ABORT ||
-	       type == DDSM_MSG_TX_QUERY || type == DDSM_MSG_TX_OUTCOME;
+	       type == DDSM_MSG_TX_QUERY || type == DDSM_MSG_TX_OUTCOME ||
+	       type == DDSM_MSG_TX_READ_MANY;
 }
 
 /* TX_READ's lines inside its unit. */
@@ -225,6 +235,15 @@ static inline u16 ddsm_tx_read_lines(u32 first, u32 last)
 {
 	return (u16)(first | last << 8);
 }
+
+/*
+ * Is @len bytes of data right for @m, decoded and valid?  A unit of the
+ * coherence protocol travels whole; a TX_READ_REPLY carries just the
+ * lines it names (@acks, as TX_READ's), packed from the page's start;
+ * a TX_INTEND what its payload uses (txpack.h checks that), and the
+ * batched reads theirs (txbatch.h).
+ */
+bool ddsm_msg_data_len_ok(const struct ddsm_msg *m, u32 len);
 
 const char *ddsm_msg_type_name(u8 type);
 const char *ddsm_msg_verdict_name(enum ddsm_msg_verdict v);

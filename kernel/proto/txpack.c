@@ -29,6 +29,8 @@ int ddsm_txp_add(void *page, u64 gaddr, const void *data, u32 len)
 	r->len = cpu_to_le32(len);
 	r->reserved = 0;
 	memcpy(r + 1, data, len);
+	/* The padding travels too: never old bytes of the page. */
+	memset((u8 *)(r + 1) + len, 0, rec_size(len) - sizeof(*r) - len);
 	h->used = cpu_to_le32(used + rec_size(len));
 	h->nr = cpu_to_le32(nr + 1);
 	return 0;
@@ -37,6 +39,11 @@ int ddsm_txp_add(void *page, u64 gaddr, const void *data, u32 len)
 u64 ddsm_txp_participants(const void *page)
 {
 	return le64_to_cpu(((const struct ddsm_txp_hdr *)page)->participants);
+}
+
+u32 ddsm_txp_used(const void *page)
+{
+	return le32_to_cpu(((const struct ddsm_txp_hdr *)page)->used);
 }
 
 void ddsm_txp_first(const void *page, struct ddsm_txp_it *it)
@@ -64,14 +71,17 @@ bool ddsm_txp_next(const void *page, struct ddsm_txp_it *it)
 	return true;
 }
 
-int ddsm_txp_check(const struct ddsm_space *s, const void *page)
+int ddsm_txp_check(const struct ddsm_space *s, const void *page, u32 size)
 {
 	const struct ddsm_txp_hdr *h = page;
-	u32 nr = le32_to_cpu(h->nr), used = le32_to_cpu(h->used), seen = 0;
+	u32 nr, used, seen = 0;
 	struct ddsm_txp_it it;
 
-	if (nr > DDSM_TXP_MAX_RECS || used > DDSM_TXP_SIZE ||
-	    used < sizeof(*h))
+	if (size < sizeof(*h) || size > DDSM_TXP_SIZE)
+		return -EINVAL;
+	nr = le32_to_cpu(h->nr);
+	used = le32_to_cpu(h->used);
+	if (nr > DDSM_TXP_MAX_RECS || used > size || used < sizeof(*h))
 		return -EINVAL;
 	ddsm_txp_first(page, &it);
 	while (ddsm_txp_next(page, &it)) {

@@ -53,12 +53,14 @@ struct ddsm_txp_it {
 };
 
 /*
- * Check a received payload: every record inside the page, not empty,
- * inside @s, inside one unit, and every unit homed on this node.  0, or
- * -EINVAL.
+ * Check a received payload of @size bytes (the rest of the page is not
+ * the sender's): every record inside them, not empty, inside @s, inside
+ * one unit, and every unit homed on this node.  0, or -EINVAL.
  */
-int ddsm_txp_check(const struct ddsm_space *s, const void *page);
+int ddsm_txp_check(const struct ddsm_space *s, const void *page, u32 size);
 u64 ddsm_txp_participants(const void *page);
+/* Bytes of the page in use, header included: what an Intend sends. */
+u32 ddsm_txp_used(const void *page);
 /* Start a walk; ddsm_txp_next() then fills @it until it returns false. */
 void ddsm_txp_first(const void *page, struct ddsm_txp_it *it);
 bool ddsm_txp_next(const void *page, struct ddsm_txp_it *it);

@@ -412,6 +412,19 @@ static void msg_tx_roles(struct kunit *test)
 	m.acks = 1;
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 2));
 
+	/* Batched reads: their entries are data, so the request needs it. */
+	m.type = DDSM_MSG_TX_READ_MANY;
+	m.acks = 0;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 2));
+	m.flags = 0;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FLAGS, roundtrip(c, &m, 2));
+	m.flags = DDSM_MF_DATA | DDSM_MF_PIN;		/* single reads only */
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_FLAGS, roundtrip(c, &m, 2));
+	m.flags = DDSM_MF_DATA;
+	m.acks = ddsm_tx_read_lines(0, 1);		/* lines are per entry */
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 2));
+	m.acks = 0;
+
 	/* Answers: from the home of @unit (node 0 for unit 3) to us. */
 	id.node = 1;
 	m = (struct ddsm_msg){
@@ -420,11 +433,35 @@ static void msg_tx_roles(struct kunit *test)
 		.copyset = ddsm_txid_pack(id),
 	};
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
+	/* The data names its lines, as the read did. */
+	m.acks = ddsm_tx_read_lines(3, 7);
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
+	m.acks = ddsm_tx_read_lines(7, 3);
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	m.acks = ddsm_tx_read_lines(3, 64);
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	m.acks = 0;
 	m.err = EAGAIN;					/* data and errno */
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
 	m.flags = 0;
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
+	m.acks = ddsm_tx_read_lines(3, 7);		/* no data, no lines */
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	m.acks = 0;
 	m.err = 0;					/* neither */
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	/* A batch's answer: data, or why none was served; never both. */
+	m.type = DDSM_MSG_TX_READ_MANY_REPLY;
+	m.flags = DDSM_MF_DATA;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
+	m.acks = ddsm_tx_read_lines(0, 1);
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	m.acks = 0;
+	m.err = ENOMEM;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	m.flags = 0;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
+	m.err = 0;
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
 	m.type = DDSM_MSG_TX_NACK;
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
@@ -481,6 +518,35 @@ static void msg_tx_roles(struct kunit *test)
 			   ddsm_msg_type_name(DDSM_MSG_TX_OUTCOME));
 }
 
+/* How much data each type may bring (core/rx.c checks it on receive). */
+static void msg_data_len(struct kunit *test)
+{
+	struct ddsm_msg m = {
+		.type = DDSM_MSG_TX_READ_REPLY, .flags = DDSM_MF_DATA,
+		.acks = ddsm_tx_read_lines(3, 7),
+	};
+
+	KUNIT_EXPECT_TRUE(test, ddsm_msg_data_len_ok(&m, 5 * 64));
+	KUNIT_EXPECT_FALSE(test, ddsm_msg_data_len_ok(&m, 4 * 64));
+	KUNIT_EXPECT_FALSE(test, ddsm_msg_data_len_ok(&m, 5 * 64 + 1));
+	KUNIT_EXPECT_FALSE(test, ddsm_msg_data_len_ok(&m, 4096));
+	m.acks = ddsm_tx_read_lines(0, 63);
+	KUNIT_EXPECT_TRUE(test, ddsm_msg_data_len_ok(&m, 4096));
+	m.type = DDSM_MSG_TX_INTEND;
+	m.acks = 0;
+	KUNIT_EXPECT_TRUE(test, ddsm_msg_data_len_ok(&m, 1));
+	KUNIT_EXPECT_TRUE(test, ddsm_msg_data_len_ok(&m, 4096));
+	KUNIT_EXPECT_FALSE(test, ddsm_msg_data_len_ok(&m, 0));
+	KUNIT_EXPECT_FALSE(test, ddsm_msg_data_len_ok(&m, 4097));
+	/* The coherence protocol's units travel whole. */
+	m.type = DDSM_MSG_ACK;
+	KUNIT_EXPECT_TRUE(test, ddsm_msg_data_len_ok(&m, 4096));
+	KUNIT_EXPECT_FALSE(test, ddsm_msg_data_len_ok(&m, 4095));
+	KUNIT_EXPECT_FALSE(test, ddsm_msg_data_len_ok(&m, 320));
+	m.type = DDSM_MSG_REPLICA;
+	KUNIT_EXPECT_FALSE(test, ddsm_msg_data_len_ok(&m, 64));
+}
+
 static struct kunit_case msg_cases[] = {
 	KUNIT_CASE(msg_roundtrip_keeps_fields),
 	KUNIT_CASE(msg_rejects_bad_length),
@@ -493,6 +559,7 @@ static struct kunit_case msg_cases[] = {
 	KUNIT_CASE(msg_persist_roles),
 	KUNIT_CASE(msg_replica_roles),
 	KUNIT_CASE(msg_tx_roles),
+	KUNIT_CASE(msg_data_len),
 	KUNIT_CASE(msg_survives_garbage),
 	KUNIT_CASE(msg_names),
 	{}

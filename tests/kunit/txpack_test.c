@@ -24,7 +24,7 @@ static void txpack_roundtrip(struct kunit *test)
 	ddsm_txp_init(p, 0x6);
 	KUNIT_EXPECT_EQ(test, 0, ddsm_txp_add(p, 4096 + 64, a, sizeof(a)));
 	KUNIT_EXPECT_EQ(test, 0, ddsm_txp_add(p, 4 * 4096, b, sizeof(b)));
-	KUNIT_EXPECT_EQ(test, 0, ddsm_txp_check(&s, p));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txp_check(&s, p, DDSM_TXP_SIZE));
 	KUNIT_EXPECT_EQ(test, 0x6ULL, ddsm_txp_participants(p));
 	ddsm_txp_first(p, &it);
 	while (ddsm_txp_next(p, &it)) {
@@ -40,14 +40,25 @@ static void txpack_roundtrip(struct kunit *test)
 
 	/* A unit homed elsewhere, or a record crossing its unit. */
 	KUNIT_EXPECT_EQ(test, 0, ddsm_txp_add(p, 2 * 4096, a, sizeof(a)));
-	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txp_check(&s, p));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txp_check(&s, p, DDSM_TXP_SIZE));
 	ddsm_txp_init(p, 0x6);
 	KUNIT_EXPECT_EQ(test, 0, ddsm_txp_add(p, 2 * 4096 - 4, a, sizeof(a)));
-	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txp_check(&s, p));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txp_check(&s, p, DDSM_TXP_SIZE));
 	/* Past the space. */
 	ddsm_txp_init(p, 0x6);
 	KUNIT_EXPECT_EQ(test, 0, ddsm_txp_add(p, 16 * 4096 + 4096, a, 8));
-	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txp_check(&s, p));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txp_check(&s, p, DDSM_TXP_SIZE));
+
+	/* What travels (ddsm_txp_used() bytes) holds no old page bytes. */
+	memset(p, 0xee, DDSM_TXP_SIZE);
+	ddsm_txp_init(p, 0x6);
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txp_add(p, 4 * 4096, b, 100));
+	KUNIT_EXPECT_EQ(test, (u32)(sizeof(struct ddsm_txp_hdr) +
+				    sizeof(struct ddsm_txp_rec) + 104),
+			ddsm_txp_used(p));
+	KUNIT_EXPECT_EQ(test, 0, memchr_inv(p + ddsm_txp_used(p) - 4, 0, 4) ?
+			1 : 0);
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txp_check(&s, p, ddsm_txp_used(p)));
 }
 
 static void txpack_rejects_garbage(struct kunit *test)
@@ -64,20 +75,32 @@ static void txpack_rejects_garbage(struct kunit *test)
 	ddsm_txp_init(p, 0);
 	KUNIT_EXPECT_EQ(test, 0, ddsm_txp_add(p, 4096, a, sizeof(a)));
 	h->nr = cpu_to_le32(2);			/* a record that is not there */
-	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txp_check(&s, p));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txp_check(&s, p, DDSM_TXP_SIZE));
 	h->nr = cpu_to_le32(1);
 	r->len = cpu_to_le32(DDSM_TXP_SIZE);	/* past the page */
-	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txp_check(&s, p));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txp_check(&s, p, DDSM_TXP_SIZE));
 	r->len = 0;				/* empty */
-	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txp_check(&s, p));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txp_check(&s, p, DDSM_TXP_SIZE));
 	r->len = cpu_to_le32(8);
 	r->reserved = cpu_to_le32(1);
-	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txp_check(&s, p));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txp_check(&s, p, DDSM_TXP_SIZE));
 	r->reserved = 0;
 	h->used = cpu_to_le32(DDSM_TXP_SIZE + 8);
-	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txp_check(&s, p));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txp_check(&s, p, DDSM_TXP_SIZE));
 	h->used = cpu_to_le32(sizeof(*h) + sizeof(*r) + 8);
-	KUNIT_EXPECT_EQ(test, 0, ddsm_txp_check(&s, p));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txp_check(&s, p, DDSM_TXP_SIZE));
+	/* Sent short: exactly what is used passes, a byte less does not. */
+	KUNIT_EXPECT_EQ(test, sizeof(*h) + sizeof(*r) + 8, ddsm_txp_used(p));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txp_check(&s, p, ddsm_txp_used(p)));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			ddsm_txp_check(&s, p, ddsm_txp_used(p) - 1));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txp_check(&s, p, sizeof(*h) - 1));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			ddsm_txp_check(&s, p, DDSM_TXP_SIZE + 1));
+	/* A used field that lies below its records. */
+	h->used = cpu_to_le32(sizeof(*h) + sizeof(*r));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txp_check(&s, p, DDSM_TXP_SIZE));
+	h->used = cpu_to_le32(sizeof(*h) + sizeof(*r) + 8);
 	/* The cap: a page's worth of writes, then -E2BIG. */
 	big = kunit_kzalloc(test, DDSM_TXP_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, big);

@@ -27,6 +27,11 @@ static void wire_hdr_accepts(struct kunit *test)
 	h.flags = RDMA_HF_PAGE;
 	KUNIT_EXPECT_TRUE(test, ddsm_wire_hdr_valid(&h, RDMA_SLOT_SIZE +
 						    RDMA_UNIT_SIZE));
+	/* A protocol message's data may be shorter: a transaction's lines. */
+	KUNIT_EXPECT_TRUE(test, ddsm_wire_hdr_valid(&h, RDMA_SLOT_SIZE + 1));
+	KUNIT_EXPECT_TRUE(test, ddsm_wire_hdr_valid(&h, RDMA_SLOT_SIZE + 320));
+	KUNIT_EXPECT_TRUE(test, ddsm_wire_hdr_valid(&h, RDMA_SLOT_SIZE +
+						    RDMA_UNIT_SIZE - 1));
 	h = good_hdr(RDMA_T_PING, RDMA_MAX_PAYLOAD);
 	KUNIT_EXPECT_TRUE(test, ddsm_wire_hdr_valid(&h, RDMA_SLOT_SIZE));
 	/* The self-test's rpc: a PING asking for a unit, a PONG with one. */
@@ -66,7 +71,7 @@ static void wire_hdr_rejects(struct kunit *test)
 	h = good_hdr(RDMA_T_MSG, RDMA_MAX_PAYLOAD + 1);
 	KUNIT_EXPECT_FALSE(test, ddsm_wire_hdr_valid(&h, sizeof(h) +
 						     RDMA_MAX_PAYLOAD + 1));
-	/* A unit only travels with a protocol message or a PONG, and whole. */
+	/* Data only travels with a protocol message or a PONG. */
 	h = good_hdr(RDMA_T_PING, 8);
 	h.flags = RDMA_HF_PAGE;
 	KUNIT_EXPECT_FALSE(test, ddsm_wire_hdr_valid(&h, RDMA_SLOT_SIZE +
@@ -86,11 +91,18 @@ static void wire_hdr_rejects(struct kunit *test)
 	h.flags = RDMA_HF_WANT_PAGE | RDMA_HF_PAGE;
 	KUNIT_EXPECT_FALSE(test, ddsm_wire_hdr_valid(&h, RDMA_SLOT_SIZE +
 						     RDMA_UNIT_SIZE));
+	/* Data: at least a byte, at most a unit; a PONG's whole. */
 	h = good_hdr(RDMA_T_MSG, 40);
+	h.flags = RDMA_HF_PAGE;
+	KUNIT_EXPECT_FALSE(test, ddsm_wire_hdr_valid(&h, RDMA_SLOT_SIZE));
+	KUNIT_EXPECT_FALSE(test, ddsm_wire_hdr_valid(&h, RDMA_SLOT_SIZE +
+						     RDMA_UNIT_SIZE + 1));
+	KUNIT_EXPECT_FALSE(test, ddsm_wire_hdr_valid(&h, sizeof(h) + 40));
+	h = good_hdr(RDMA_T_PONG, 8);
 	h.flags = RDMA_HF_PAGE;
 	KUNIT_EXPECT_FALSE(test, ddsm_wire_hdr_valid(&h, RDMA_SLOT_SIZE +
 						     RDMA_UNIT_SIZE - 1));
-	KUNIT_EXPECT_FALSE(test, ddsm_wire_hdr_valid(&h, sizeof(h) + 40));
+	KUNIT_EXPECT_FALSE(test, ddsm_wire_hdr_valid(&h, RDMA_SLOT_SIZE + 64));
 }
 
 static struct rdma_conn_req good_req(u16 node, u16 nodes)

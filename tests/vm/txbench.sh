@@ -121,8 +121,12 @@ if [[ " $BACKENDS " == *" hades "* ]]; then
 	ahead=$($BIN/ddsmctl status | sed -n 's/^tx_reads_ahead: //p')
 	check "ycsb-t's reads sent ahead to their homes (tx_reads_ahead ${ahead:-none})" \
 		test "${ahead:-0}" -gt 0
+	# ... several units at one home in one TX_READ_MANY.
+	batches=$($BIN/ddsmctl status | sed -n 's/^tx_read_batches: //p')
+	check "ycsb-t's reads at one home went in one message (tx_read_batches ${batches:-none})" \
+		test "${batches:-0}" -gt 0
 	sb_sweep
-	$BIN/ddsmctl status | grep -E '^tx_(commits|aborts_squashed|aborts_nacked|aborts_read_locked|reads_ahead|fallbacks|home_pins|home_in_doubt)' |
+	$BIN/ddsmctl status | grep -E '^tx_(commits|aborts_squashed|aborts_nacked|aborts_read_locked|reads_ahead|read_batches|fallbacks|home_pins|home_in_doubt)' |
 		tr '\n' ' ' | sed "s/^/# node$ME: /; s/ $/\n/"
 fi
 check_no_sigbus

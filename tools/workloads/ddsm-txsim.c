@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ddsm-txsim: how many messages a YCSB-T commit costs under ddsm's HADES
- * as built (approach (A): every transactional read asks the home) and
- * under approach (B) (readers keep read-only copies, a writer's home
- * invalidates them before it ACKs), without building (B).
+ * (approach (A): every transactional read asks the home), one read per
+ * unit as first built or one per home as built now, and under approach
+ * (B) (readers keep read-only copies, a writer's home invalidates them
+ * before it ACKs), without building (B).
  *
  *   ddsm-txsim [-n NODES] [-t THREADS] [-k RECORDS] [-v VALUE]
  *              [-S STRIDE] [-r READ] [--tx-ops K] [-x TXS] [-s SEED]
- *              [--data-cost R]
+ *              [--data-cost R] [--lines-cost R]
  *
  * It draws the transactions ddsm-txbench's YCSB-T draws (the same
  * scrambled zipfian, distinct keys, the same record layout and homes:
@@ -17,10 +18,11 @@
  * the message pattern of a commit that nothing disturbs.
  *
  * (A), as kernel/core/txio.c sends them: one TX_READ and its answer per
- * unit read that another node homes (the parts of a unit merged); a
- * record straddling two homes asks the first home once more when the
- * first is remote; at commit one TX_INTEND, TX_ACK and TX_VALIDATE per
- * remote home involved, read or written.
+ * unit read that another node homes (the parts of a unit merged), or one
+ * TX_READ_MANY per such home; a record straddling two homes asks the
+ * first home once more when the first is remote; at commit one
+ * TX_INTEND, TX_ACK and TX_VALIDATE per remote home involved, read or
+ * written.
  *
  * (B), the notes' section 9: a unit read that another node homes is
  * served from the reader's copy when it has one, else asked once (and
@@ -30,10 +32,12 @@
  * ACK; read-only transactions send nothing at commit (a copy they read
  * that a writer invalidated before their end would have doomed them).
  *
- * Data messages (a 4 KiB page with the header) are counted apart: TX_READ
- * answers and Intends.  Cost per commit weighs a data message R times a
- * header-only one (default 1.93: ib_send_lat -s 4096 over -s 64 with CQ
- * events, 1048 over 542 us, in these guests; docs/benchmarks.md).  Round trips in sequence per commit: (A) one for
+ * Data messages are counted apart: TX_READ answers and Intends.  Cost per
+ * commit weighs a data message R times a header-only one when it carries
+ * a 4 KiB page (default 2.54: ib_send_bw's message rate at 64 bytes over
+ * its rate at 4352, busy-polled, in these guests; docs/transactions.md),
+ * and --lines-cost times when it carries only the lines it needs
+ * (default 1.0: 512 bytes go at the rate of 64 there).  Round trips in sequence per commit: (A) one for
  * the reads if any is remote, one per straddle confirmation, one for the
  * Intend round if any home is remote; (B) one for the reads that miss,
  * one for the Intend round, one more when its home must invalidate.
@@ -54,7 +58,7 @@
 struct opts {
 	int nodes, threads, ops;
 	uint64_t records, value, stride, txs, seed;
-	double read_frac, data_cost;
+	double read_frac, data_cost, lines_cost;
 };
 
 struct tally {
@@ -223,9 +227,10 @@ static void print(const char *name, const struct tally *t)
 {
 	double c = (double)t->commits;
 
-	printf("%-21s msgs/commit %.2f  data msgs/commit %.2f  cost/commit %.2f  round trips/commit %.2f",
+	printf("%-21s msgs/commit %.2f  data msgs/commit %.2f  cost/commit %.2f (pages) %.2f (lines)  round trips/commit %.2f",
 	       name, t->msgs / c, t->data / c,
-	       (t->msgs - t->data + O->data_cost * t->data) / c, t->rtts / c);
+	       (t->msgs - t->data + O->data_cost * t->data) / c,
+	       (t->msgs - t->data + O->lines_cost * t->data) / c, t->rtts / c);
 	if (t->hits + t->misses)
 		printf("  copy hits %.1f%%  invalidations/commit %.2f",
 		       100.0 * t->hits / (t->hits + t->misses), t->invs / c);
@@ -260,8 +265,8 @@ static int run(uint64_t units)
 		sim_a(w % O->nodes, &t, &s, &a);
 		sim_b(w % O->nodes, &s, &b);
 	}
-	print(per_home ? "A, one read per home" : "A", &a);
-	print(per_home ? "B, one read per home" : "B", &b);
+	print(per_home ? "A, one read per home" : "A, one per unit", &a);
+	print(per_home ? "B, one read per home" : "B, one per unit", &b);
 	free(copies);
 	free(rng);
 	return 0;
@@ -272,7 +277,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: ddsm-txsim [-n NODES] [-t THREADS] [-k RECORDS] [-v VALUE]\n"
 		"                  [-S STRIDE] [-r READ] [--tx-ops K] [-x TXS] [-s SEED]\n"
-		"                  [--data-cost R]\n");
+		"                  [--data-cost R] [--lines-cost R]\n");
 	exit(2);
 }
 
@@ -281,12 +286,13 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "tx-ops", required_argument, NULL, 'o' },
 		{ "data-cost", required_argument, NULL, 'd' },
+		{ "lines-cost", required_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct opts o = { .nodes = 3, .threads = 2, .ops = 5,
 			  .records = 10000, .value = 256, .stride = 320,
 			  .txs = 200000, .seed = 1, .read_frac = 0.5,
-			  .data_cost = 1.93 };
+			  .data_cost = 2.54, .lines_cost = 1.0 };
 	uint64_t units;
 	int c;
 
@@ -303,6 +309,7 @@ int main(int argc, char **argv)
 		case 'x': o.txs = strtoull(optarg, NULL, 0); break;
 		case 's': o.seed = strtoull(optarg, NULL, 0); break;
 		case 'd': o.data_cost = atof(optarg); break;
+		case 'l': o.lines_cost = atof(optarg); break;
 		default: usage();
 		}
 	}
@@ -310,7 +317,7 @@ int main(int argc, char **argv)
 	    o.ops < 1 || o.ops > MAX_OPS || !o.records || !o.value ||
 	    o.value > UNIT || o.stride < o.value || o.read_frac < 0 ||
 	    o.read_frac > 1 || (uint64_t)o.ops > o.records ||
-	    o.data_cost < 0)
+	    o.data_cost < 0 || o.lines_cost < 0)
 		usage();
 	O = &o;
 	units = rec_last(o.records - 1) + 1;

@@ -28,7 +28,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define DDSM_ABI_VERSION	8
+#define DDSM_ABI_VERSION	9
 #define DDSM_UNIT_SHIFT		12
 #define DDSM_UNIT_SIZE		(1ULL << DDSM_UNIT_SHIFT)
 #define DDSM_MAX_NODES		64
@@ -500,6 +500,8 @@ struct ddsm_tx_readv_arg {
  *		8 conflict aborts in a row on their file)
  * @home_pins:	lines pinned here by fallback transactions
  * @reads_ahead: unit reads DDSM_IOC_TX_READV sent to their homes at once
+ * @read_batches: ... of those, messages that carried several to one home
+ *		(ABI 9)
  */
 struct ddsm_tx_status {
 	__u64 begins;
@@ -521,6 +523,7 @@ struct ddsm_tx_status {
 	__u64 fallbacks;
 	__u64 home_pins;
 	__u64 reads_ahead;
+	__u64 read_batches;
 };
 
 #define DDSM_IOC_MAGIC	0xDD

@@ -95,6 +95,15 @@ static uint64_t reads_ahead(void)
 	return st.reads_ahead;
 }
 
+static uint64_t read_batches(void)
+{
+	struct ddsm_tx_status st;
+
+	if (ddsm_tx_status(&d, &st) < 0)
+		tap_bail("tx status: %s", strerror(errno));
+	return st.read_batches;
+}
+
 static void begin(void)
 {
 	if (ddsm_tx_begin(&d) < 0)
@@ -184,6 +193,17 @@ static uint64_t unit_on(int home)
 		if (home_of(g) == home)
 			return g;
 	tap_bail("no unit of the region is homed on node %d", home);
+}
+
+/* The next unit of the region after @g homed where @g is. */
+static uint64_t next_on(uint64_t g)
+{
+	int home = home_of(g);
+
+	for (g += 4096; g < REGION_END; g += 4096)
+		if (home_of(g) == home)
+			return g;
+	tap_bail("the region has too few units homed on node %d", home);
 }
 
 /*
@@ -529,6 +549,44 @@ static void race_reader(volatile uint64_t *flags, uint64_t go, int secs,
 	    what, (unsigned long long)last);
 }
 
+/*
+ * READV asks a home for all its units in one TX_READ_MANY: records in
+ * three units homed on node 1 go in one batch, the one on node 2 in a
+ * TX_READ of its own.  A whole unit more on node 1 is more than one
+ * answer carries: it goes alone, the batch stays one.
+ */
+static void batched(uint64_t on1, uint64_t on2)
+{
+	uint64_t a = on1, b = next_on(a), c = next_on(b), e = next_on(c);
+	const struct ddsm_tx_iov ranges[] = {
+		{ .gaddr = a + 64, .len = 256 },
+		{ .gaddr = b + 1000, .len = 320 },
+		{ .gaddr = on2 + 512, .len = 64 },
+		{ .gaddr = c + 3776, .len = 320 },	/* to the unit's end */
+		{ .gaddr = e, .len = 4096 },
+	};
+	/* One Intend page cannot hold a whole unit: two halves. */
+	const struct ddsm_tx_iov halves[] = {
+		{ .gaddr = e, .len = 2048 },
+		{ .gaddr = e + 2048, .len = 2048 },
+	};
+	uint64_t before;
+
+	write_gen(ranges, 4, 1);
+	write_gen(halves, 1, 1);
+	write_gen(halves + 1, 1, 1);
+	before = read_batches();
+	same_as_read(ranges, 4);
+	tap(read_batches() - before == 1,
+	    "readv of 3 units homed on node 1 and 1 on node 2 sent %llu batches (want 1)",
+	    (unsigned long long)(read_batches() - before));
+	before = read_batches();
+	same_as_read(ranges, 5);
+	tap(read_batches() - before == 1,
+	    "... and a whole unit more on node 1: %llu batches (want 1; the whole unit alone)",
+	    (unsigned long long)(read_batches() - before));
+}
+
 int main(int argc, char **argv)
 {
 	volatile uint64_t *flags;
@@ -589,6 +647,7 @@ int main(int argc, char **argv)
 		same_as_read(ranges, 6);
 		same_as_read(ranges + 1, 1);
 	}
+	batched(u1, u2);
 	own_writes(u1, u2);
 	refusals(u1, flags);
 	race_reader(flags, GO, RACE_SECS, "race");
