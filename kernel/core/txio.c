@@ -864,61 +864,42 @@ static bool ended(struct ddsm_node *n, struct ddsm_tx **tp, u32 *reason)
 	return true;
 }
 
-/* Send request @k of READV's; send_ahead() filled it in. */
-static void ask_ahead(struct ddsm_node *n, struct ddsm_tx *t, u32 k)
-{
-	struct ddsm_txahead *r = &t->ahead[k];
-	struct ddsm_txs *ts = n->tx;
-	u32 home = touch(n, t, r->unit);
-
-	spin_lock(&ts->lock);
-	r->seq = ++t->seq;
-	r->pos = 0;
-	r->done = false;
-	r->err = 0;
-	spin_unlock(&ts->lock);
-	atomic64_inc(&ts->reads_ahead);
-	if (send_to_home(n, t, DDSM_MSG_TX_READ, home, r->unit,
-			 ddsm_tx_read_lines(r->first, r->last), NULL, 0)) {
-		spin_lock(&ts->lock);
-		r->err = -EHOSTDOWN;
-		r->done = true;
-		spin_unlock(&ts->lock);
-	}
-}
-
 /*
- * Send requests @ks[0..@nr) of READV's, all of units homed at @home, as
- * one TX_READ_MANY (one request alone as a TX_READ).  Their lines fit in
- * one answer: ask_home() grouped them so.
+ * Send requests @ks[0..@nr) of READV's (send_ahead() filled them in),
+ * all of units homed at @home: one alone as a TX_READ, more as one
+ * TX_READ_MANY.  Their lines fit in one answer: ask_homes() grouped them
+ * so.  A batch that cannot get its page goes one request at a time.
  */
-static void ask_many(struct ddsm_node *n, struct ddsm_tx *t, u32 home,
-		     const u32 *ks, u32 nr)
+static void ask(struct ddsm_node *n, struct ddsm_tx *t, u32 home,
+		const u32 *ks, u32 nr)
 {
+	struct ddsm_txahead *r0 = &t->ahead[ks[0]];
 	struct ddsm_txb_read rd[DDSM_TXB_MAX];
 	struct ddsm_txs *ts = n->tx;
 	struct page *req = NULL;
 	u32 i, len = 0, seq;
 	void *p;
 
-	if (nr > 1)
+	if (nr > 1) {
 		req = alloc_page(GFP_KERNEL);
-	if (!req) {
-		for (i = 0; i < nr; i++)
-			ask_ahead(n, t, ks[i]);
-		return;
-	}
-	for (i = 0; i < nr; i++) {
-		struct ddsm_txahead *r = &t->ahead[ks[i]];
+		if (!req) {
+			for (i = 0; i < nr; i++)
+				ask(n, t, home, &ks[i], 1);
+			return;
+		}
+		for (i = 0; i < nr; i++) {
+			struct ddsm_txahead *r = &t->ahead[ks[i]];
 
-		touch(n, t, r->unit);
-		rd[i] = (struct ddsm_txb_read){ .unit = r->unit,
-						.first = r->first,
-						.last = r->last };
+			rd[i] = (struct ddsm_txb_read){ .unit = r->unit,
+							.first = r->first,
+							.last = r->last };
+		}
+		p = kmap_local_page(req);
+		len = ddsm_txb_req_build(p, rd, nr);
+		kunmap_local(p);
+		atomic64_inc(&ts->read_batches);
 	}
-	p = kmap_local_page(req);
-	len = ddsm_txb_req_build(p, rd, nr);
-	kunmap_local(p);
+	touch(n, t, r0->unit);
 	spin_lock(&ts->lock);
 	seq = ++t->seq;
 	for (i = 0; i < nr; i++) {
@@ -931,9 +912,11 @@ static void ask_many(struct ddsm_node *n, struct ddsm_tx *t, u32 home,
 	}
 	spin_unlock(&ts->lock);
 	atomic64_add(nr, &ts->reads_ahead);
-	atomic64_inc(&ts->read_batches);
-	if (send_to_home(n, t, DDSM_MSG_TX_READ_MANY, home, rd[0].unit, 0, req,
-			 len)) {
+	if (req ? send_to_home(n, t, DDSM_MSG_TX_READ_MANY, home, r0->unit, 0,
+			       req, len) :
+		  send_to_home(n, t, DDSM_MSG_TX_READ, home, r0->unit,
+			       ddsm_tx_read_lines(r0->first, r0->last), NULL,
+			       0)) {
 		spin_lock(&ts->lock);
 		for (i = 0; i < nr; i++) {
 			t->ahead[ks[i]].err = -EHOSTDOWN;
@@ -941,7 +924,8 @@ static void ask_many(struct ddsm_node *n, struct ddsm_tx *t, u32 home,
 		}
 		spin_unlock(&ts->lock);
 	}
-	put_page(req);
+	if (req)
+		put_page(req);
 }
 
 /*
@@ -965,12 +949,12 @@ static void ask_homes(struct ddsm_node *n, struct ddsm_tx *t, u32 count,
 			    ddsm_unit_home(&n->space, r->unit) != home)
 				continue;
 			if (l > DDSM_TXB_MAX_LINES) {
-				ask_ahead(n, t, k);
+				ask(n, t, home, &k, 1);
 				continue;
 			}
 			if (nr == DDSM_TXB_MAX ||
 			    lines + l > DDSM_TXB_MAX_LINES) {
-				ask_many(n, t, home, ks, nr);
+				ask(n, t, home, ks, nr);
 				nr = 0;
 				lines = 0;
 			}
@@ -978,7 +962,7 @@ static void ask_homes(struct ddsm_node *n, struct ddsm_tx *t, u32 count,
 			lines += l;
 		}
 		if (nr)
-			ask_many(n, t, home, ks, nr);
+			ask(n, t, home, ks, nr);
 	}
 }
 

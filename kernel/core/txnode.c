@@ -477,7 +477,7 @@ static void serve_read_many(struct ddsm_node *n, const struct ddsm_msg *m,
 	struct ddsm_txb_read r[DDSM_TXB_MAX];
 	struct page *out = alloc_page(GFP_KERNEL);
 	u32 i, used = ddsm_txb_ans_len(0);
-	int nr, ret;
+	int nr, err[DDSM_TXB_MAX];
 	void *p;
 
 	if (!out) {
@@ -496,18 +496,18 @@ static void serve_read_many(struct ddsm_node *n, const struct ddsm_msg *m,
 		put_page(out);
 		return;
 	}
-	p = kmap_local_page(out);
-	ddsm_txb_ans_init(p, nr);
-	kunmap_local(p);
 	for (i = 0; i < nr; i++) {
-		ret = ddsm_txnode_read(n, m->copyset, r[i].unit, r[i].first,
-				       r[i].last, out, used, false);
-		p = kmap_local_page(out);
-		ddsm_txb_ans_set(p, i, ret);
-		kunmap_local(p);
-		if (!ret)
+		err[i] = ddsm_txnode_read(n, m->copyset, r[i].unit,
+					  r[i].first, r[i].last, out, used,
+					  false);
+		if (!err[i])
 			used += (r[i].last - r[i].first + 1) << DDSM_LINE_SHIFT;
 	}
+	p = kmap_local_page(out);
+	ddsm_txb_ans_init(p, nr);
+	for (i = 0; i < nr; i++)
+		ddsm_txb_ans_set(p, i, err[i]);
+	kunmap_local(p);
 	answer(n, m, DDSM_MSG_TX_READ_MANY_REPLY, 0, out, 0, used);
 	put_page(out);
 }
