@@ -27,7 +27,7 @@ MANDIR     ?= $(PREFIX)/share/man
 export BUILD_DIR KVER KDIR STAGE PREFIX
 
 .PHONY: all module userlib tools testprogs stage setup demo check kunit \
-	vmtests clean distclean checkpatch soak check-debug bench bench-pmem bench-tx install deb
+	vmtests clean distclean checkpatch soak check-debug bench bench-pmem bench-tx bench-tx-ab install deb
 
 all: module userlib tools testprogs
 
@@ -123,6 +123,12 @@ bench-pmem: setup
 bench-tx: setup
 	$(MAKE) stage
 	bash qemu/bench-tx.sh
+
+# A change to the transactions judged paired: HEAD's module against the
+# working tree's, one after the other, 3 rounds (qemu/bench-tx-ab.sh,
+# BASE=rev to compare with another; about 10 minutes).
+bench-tx-ab: setup
+	bash qemu/bench-tx-ab.sh $(BASE)
 
 # The VM suites on a lockdep+KASAN guest kernel built once from Debian's
 # linux-source and cached outside the checkout (tests/run-debug.sh).
