@@ -16,7 +16,7 @@
 #define DDSM_STASH_PAGES	64
 
 struct ddsm_pagestash {
-	spinlock_t lock;
+	spinlock_t lock;		/* nr and page */
 	u32 nr;
 	struct page *page[DDSM_STASH_PAGES];
 };

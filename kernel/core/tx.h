@@ -16,6 +16,7 @@
 #ifndef DDSM_CORE_TX_H
 #define DDSM_CORE_TX_H
 
+#include <linux/hrtimer.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -23,10 +24,12 @@
 #include <uapi/linux/ddsm.h>
 #include "../proto/txhome.h"
 #include "../proto/txcoord.h"
+#include "pagestash.h"
 
 #define DDSM_TX_SLOTS		64	/* running transactions per node */
 #define DDSM_TXH_ENTRIES	256	/* transactions a home tracks */
 #define DDSM_TX_READ_TRIES	64	/* a read refused by a lock, re-asked */
+#define DDSM_TX_OWED		64	/* Validations a node defers at most */
 
 struct ddsm_node;
 struct page;
@@ -47,6 +50,7 @@ struct ddsm_txfp {
  */
 struct ddsm_txfile {
 	struct ddsm_tx *tx;
+	u8 *wbuf;			/* its transactions' (DDSM_TX_WBUF) */
 	u32 conflicts;
 	u32 nfp;
 	struct ddsm_txfp fp[DDSM_TX_FOOTPRINT];
@@ -73,6 +77,7 @@ struct ddsm_tx {
 	u16 slot;
 	u8 reason;			/* enum ddsm_tx_reason once doomed */
 	bool doomed;			/* squashed, or a home went down */
+	wait_queue_head_t wait;		/* its thread, for answers */
 	u32 seq;			/* the request awaited */
 	bool done;			/* its answer arrived */
 	int err;			/* ... with this errno */
@@ -89,7 +94,7 @@ struct ddsm_tx {
 		u32 len;
 		u32 off;
 	} w[DDSM_TX_MAX_WRITES];
-	u8 *wbuf;			/* DDSM_TX_WBUF bytes */
+	u8 *wbuf;			/* its file's */
 };
 
 /*
@@ -127,11 +132,22 @@ struct ddsm_txhome {
 	struct ddsm_node *node;
 };
 
+/* A commit's Validation to another home, not sent yet (txio.c). */
+struct ddsm_txowed {
+	u64 txid;
+	u64 unit;			/* one at the home, for the header */
+	u32 home;
+};
+
 struct ddsm_txs {
 	spinlock_t lock;		/* slot, last, and each slot's reply state */
 	struct ddsm_tx *slot[DDSM_TX_SLOTS];
 	struct ddsm_txc last[DDSM_TX_SLOTS];	/* each slot's last epoch */
-	wait_queue_head_t wait;
+	struct ddsm_pagestash stash;	/* requests', answers', Intends' pages */
+	struct ddsm_txowed owed[DDSM_TX_OWED];	/* under lock, oldest first */
+	u32 nowed;
+	struct hrtimer owed_timer;	/* sends them alone when due */
+	struct work_struct owed_work;
 	struct ddsm_txhome home;
 	struct mutex regions_lock;	/* nr_regions, regions */
 	u32 nr_regions;
@@ -142,7 +158,7 @@ struct ddsm_txs {
 	atomic64_t begins, commits, reads, read_retries, intends_sent;
 	atomic64_t aborts[DDSM_TX_REASON_NR];
 	atomic64_t home_rollbacks, home_rollforwards, home_in_doubt;
-	atomic64_t fallbacks, reads_ahead, read_batches;
+	atomic64_t fallbacks, reads_ahead, read_batches, validations_carried;
 };
 
 int ddsm_tx_init(struct ddsm_node *n);
@@ -150,6 +166,9 @@ void ddsm_tx_free(struct ddsm_node *n);
 /* Around a transport's life (config.c): the doubt work sends. */
 void ddsm_tx_resume(struct ddsm_node *n);
 void ddsm_tx_quiesce(struct ddsm_node *n);
+/* txio.c: deferred Validations, their timer set up and stopped. */
+void ddsm_txio_init(struct ddsm_txs *ts);
+void ddsm_txio_stop(struct ddsm_node *n, bool send);
 
 /* txregion.c */
 bool ddsm_tx_region_overlaps(struct ddsm_node *n, u64 gaddr, u64 len);

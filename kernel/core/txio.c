@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 #include "ddsm.h"
 #include "tx.h"
 #include "../proto/txbatch.h"
@@ -54,6 +55,17 @@ static unsigned int tx_readv_lag_ms;
 module_param(tx_readv_lag_ms, uint, 0644);
 MODULE_PARM_DESC(tx_readv_lag_ms, "Test only: READV asks for the first part of a read across homes this much later (ms, default 0, at most 1000)");
 
+/*
+ * A commit's Validations to other homes wait up to this long for a
+ * request of this node to the same home to ride on, the next
+ * transaction's TX_READ_MANY as a rule; then they go alone.  Each one
+ * that rides along is a message less, for the commit's lines staying
+ * locked at the home until the next request, or this long at most.
+ */
+static unsigned int tx_validate_defer_us = 1000;
+module_param(tx_validate_defer_us, uint, 0644);
+MODULE_PARM_DESC(tx_validate_defer_us, "Longest a commit's Validation to another home waits to ride on a read request to it (us, default 1000, at most 100000; 0: sent at once)");
+
 static u64 txid_of(const struct ddsm_tx *t)
 {
 	return ddsm_txid_pack(t->c.id);
@@ -84,7 +96,7 @@ static void doom(struct ddsm_txs *ts, struct ddsm_tx *t, u8 reason)
 		t->doomed = true;
 		t->reason = reason;
 	}
-	wake_up_all(&ts->wait);
+	wake_up_all(&t->wait);
 }
 
 void ddsm_txio_squash(struct ddsm_node *n, u64 txid)
@@ -114,7 +126,7 @@ static void answered(struct ddsm_txs *ts, struct ddsm_tx *t, u32 home,
 
 	if (r == DDSM_TXC_ABORTED && !ack)
 		doom(ts, t, DDSM_TX_NACKED);
-	wake_up_all(&ts->wait);
+	wake_up_all(&t->wait);
 }
 
 /*
@@ -156,7 +168,7 @@ static bool ahead_answered(struct ddsm_txs *ts, struct ddsm_tx *t,
 					m, data, data_len))
 				r->err = -EPROTO;
 			r->done = true;
-			wake_up_all(&ts->wait);
+			wake_up_all(&t->wait);
 		}
 		return true;
 	}
@@ -216,7 +228,7 @@ static void batch_answered(struct ddsm_txs *ts, struct ddsm_tx *t,
 		rs[i]->err = ret ? ret : err[i];
 		rs[i]->done = true;
 	}
-	wake_up_all(&ts->wait);
+	wake_up_all(&t->wait);
 }
 
 void ddsm_txio_rx(struct ddsm_node *n, const struct ddsm_msg *m,
@@ -245,7 +257,7 @@ void ddsm_txio_rx(struct ddsm_node *n, const struct ddsm_msg *m,
 		if (data && place_lines(t->reply, t->lines, m, data, data_len))
 			t->err = -EPROTO;
 		t->done = true;
-		wake_up_all(&ts->wait);
+		wake_up_all(&t->wait);
 		break;
 	case DDSM_MSG_TX_ACK:
 	case DDSM_MSG_TX_NACK:
@@ -294,6 +306,138 @@ static int send_to_home(struct ddsm_node *n, struct ddsm_tx *t, u8 type,
 	return ddsm_send_msg_part(n, &m, data, 0, data_len);
 }
 
+static void send_validate(struct ddsm_node *n, const struct ddsm_txowed *o)
+{
+	struct ddsm_msg m = {
+		.type = DDSM_MSG_TX_VALIDATE,
+		.src = (u16)self(n),
+		.dst = (u16)o->home,
+		.requester = (u16)self(n),
+		.unit = o->unit,
+		.copyset = o->txid,
+	};
+
+	ddsm_send_msg_part(n, &m, NULL, 0, 0);
+}
+
+/*
+ * Up to @max Validations owed to @home (U32_MAX: to any), oldest first,
+ * out of the list; txs->lock held.
+ */
+static u32 take_owed(struct ddsm_txs *ts, u32 home, struct ddsm_txowed *out,
+		     u32 max)
+{
+	u32 i, kept = 0, nr = 0;
+
+	for (i = 0; i < ts->nowed; i++) {
+		if (nr < max && (home == U32_MAX || ts->owed[i].home == home))
+			out[nr++] = ts->owed[i];
+		else
+			ts->owed[kept++] = ts->owed[i];
+	}
+	ts->nowed = kept;
+	return nr;
+}
+
+/*
+ * Hand the Validations owed to @home (U32_MAX: to any) to @fn, a few at
+ * a time; up to @max of them.  The number handed.
+ */
+static u32 drain_owed(struct ddsm_node *n, u32 home, u32 max,
+		      void (*fn)(struct ddsm_node *n,
+				 const struct ddsm_txowed *o, void *arg),
+		      void *arg)
+{
+	struct ddsm_txs *ts = n->tx;
+	struct ddsm_txowed o[8];
+	u32 nr = 0, got, i, want;
+
+	do {
+		want = min_t(u32, ARRAY_SIZE(o), max - nr);
+		spin_lock(&ts->lock);
+		got = take_owed(ts, home, o, want);
+		spin_unlock(&ts->lock);
+		for (i = 0; i < got; i++)
+			fn(n, &o[i], arg);
+		nr += got;
+	} while (got == ARRAY_SIZE(o) && nr < max);
+	return nr;
+}
+
+static void pay_one(struct ddsm_node *n, const struct ddsm_txowed *o,
+		    void *arg)
+{
+	send_validate(n, o);
+}
+
+/* Send alone what is owed to @home (U32_MAX: to every home). */
+static void pay_owed(struct ddsm_node *n, u32 home)
+{
+	if (READ_ONCE(n->tx->nowed))
+		drain_owed(n, home, U32_MAX, pay_one, NULL);
+}
+
+static enum hrtimer_restart owed_due(struct hrtimer *timer)
+{
+	struct ddsm_txs *ts = container_of(timer, struct ddsm_txs,
+					   owed_timer);
+
+	queue_work(system_wq, &ts->owed_work);
+	return HRTIMER_NORESTART;
+}
+
+static void owed_work(struct work_struct *work)
+{
+	struct ddsm_txs *ts = container_of(work, struct ddsm_txs, owed_work);
+
+	pay_owed(ts->home.node, U32_MAX);
+}
+
+void ddsm_txio_init(struct ddsm_txs *ts)
+{
+	hrtimer_init(&ts->owed_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	ts->owed_timer.function = owed_due;
+	INIT_WORK(&ts->owed_work, owed_work);
+}
+
+/*
+ * No Validation waits any more: sent (@send, the transport still up) or
+ * forgotten (the homes ask the other participants, txnode.c).
+ */
+void ddsm_txio_stop(struct ddsm_node *n, bool send)
+{
+	struct ddsm_txs *ts = n->tx;
+
+	hrtimer_cancel(&ts->owed_timer);
+	cancel_work_sync(&ts->owed_work);
+	if (send) {
+		pay_owed(n, U32_MAX);
+		return;
+	}
+	spin_lock(&ts->lock);
+	ts->nowed = 0;
+	spin_unlock(&ts->lock);
+}
+
+/*
+ * A Validation to @home deferred, unless deferring is off (or a test
+ * times the Validations), or too many wait already; txs->lock held.
+ */
+static bool owe(struct ddsm_txs *ts, u32 home, u64 txid, u64 unit)
+{
+	unsigned int us = min(READ_ONCE(tx_validate_defer_us), 100000u);
+
+	if (!us || READ_ONCE(tx_validate_gap_ms) ||
+	    ts->nowed == DDSM_TX_OWED)
+		return false;
+	ts->owed[ts->nowed++] = (struct ddsm_txowed){
+		.txid = txid, .unit = unit, .home = home };
+	if (!hrtimer_is_queued(&ts->owed_timer))
+		hrtimer_start(&ts->owed_timer, ns_to_ktime(us * NSEC_PER_USEC),
+			      HRTIMER_MODE_REL);
+	return true;
+}
+
 /* Note that the transaction involves @unit's home; returns the home. */
 static u32 touch(struct ddsm_node *n, struct ddsm_tx *t, u64 unit)
 {
@@ -320,6 +464,7 @@ static int read_once(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
 		return ddsm_txnode_read(n, txid_of(t), unit, first, last,
 					t->reply, first << DDSM_LINE_SHIFT,
 					t->fallback);
+	pay_owed(n, U32_MAX);
 	spin_lock(&ts->lock);
 	t->seq++;
 	t->lines = ddsm_tx_read_lines(first, last);
@@ -329,7 +474,7 @@ static int read_once(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
 			   NULL, 0);
 	if (ret)
 		return -EHOSTDOWN;
-	left = wait_event_timeout(ts->wait, READ_ONCE(t->done) ||
+	left = wait_event_timeout(t->wait, READ_ONCE(t->done) ||
 				  READ_ONCE(t->doomed), wait_ms());
 	spin_lock(&ts->lock);
 	ret = t->done ? t->err : t->doomed ? -ECANCELED : -ETIMEDOUT;
@@ -432,7 +577,7 @@ static int read_ahead(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
 		return -ENOENT;
 	left = (long)(t->ahead_until - jiffies);
 	if (left > 0)
-		wait_event_timeout(ts->wait, READ_ONCE(r->done) ||
+		wait_event_timeout(t->wait, READ_ONCE(r->done) ||
 				   READ_ONCE(t->doomed), left);
 	spin_lock(&ts->lock);
 	ret = r->done ? r->err : t->doomed ? -ECANCELED : -ETIMEDOUT;
@@ -587,7 +732,7 @@ static int do_write(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
 static void tell_homes(struct ddsm_node *n, struct ddsm_tx *t, bool commit)
 {
 	u64 involved = t->c.involved;
-	bool sent = false;
+	bool sent = false, owed;
 	u32 h;
 
 	for (h = 0; h < n->space.nr_nodes; h++) {
@@ -599,6 +744,13 @@ static void tell_homes(struct ddsm_node *n, struct ddsm_tx *t, bool commit)
 			else
 				ddsm_txnode_abort(n, txid_of(t));
 			continue;
+		}
+		if (commit) {
+			spin_lock(&n->tx->lock);
+			owed = owe(n->tx, h, txid_of(t), t->home_unit[h]);
+			spin_unlock(&n->tx->lock);
+			if (owed)
+				continue;
 		}
 		if (commit && sent && READ_ONCE(tx_validate_gap_ms))
 			msleep(min(READ_ONCE(tx_validate_gap_ms), 1000u));
@@ -675,9 +827,7 @@ static void finish(struct ddsm_node *n, struct ddsm_tx **tp, u8 reason)
 	ts->last[t->slot] = t->c;
 	ts->slot[t->slot] = NULL;
 	spin_unlock(&ts->lock);
-	if (t->reply)
-		put_page(t->reply);
-	kfree(t->wbuf);
+	ddsm_stash_put(&ts->stash, t->reply);
 	kfree(t);
 	*tp = NULL;
 }
@@ -731,7 +881,7 @@ static int do_commit(struct ddsm_node *n, struct ddsm_tx **tp, u8 *reason)
 	for (h = 0; h < n->space.nr_nodes && !ret; h++) {
 		if (!(to & BIT_ULL(h)))
 			continue;
-		pages[h] = alloc_page(GFP_KERNEL);
+		pages[h] = ddsm_stash_get(&ts->stash);
 		ret = pages[h] ? build_intend(n, t, h, pages[h]) : -ENOMEM;
 		if (ret > 0) {
 			lens[h] = ret;
@@ -747,6 +897,8 @@ static int do_commit(struct ddsm_node *n, struct ddsm_tx **tp, u8 *reason)
 	spin_unlock(&ts->lock);
 	if (ret)
 		goto aborted;
+	/* An Intend must not find this node's own commits still locked. */
+	pay_owed(n, U32_MAX);
 	for (h = 0; h < n->space.nr_nodes; h++) {
 		if (!(to & BIT_ULL(h)) || h == self(n))
 			continue;
@@ -768,7 +920,7 @@ static int do_commit(struct ddsm_node *n, struct ddsm_tx **tp, u8 *reason)
 		answered(ts, t, self(n), !r);
 		spin_unlock(&ts->lock);
 	}
-	wait_event_timeout(ts->wait, READ_ONCE(t->c.state) !=
+	wait_event_timeout(t->wait, READ_ONCE(t->c.state) !=
 			   DDSM_TXC_COMMITTING || READ_ONCE(t->doomed),
 			   wait_ms());
 	spin_lock(&ts->lock);
@@ -789,8 +941,7 @@ aborted:
 	abort_tx(n, tp, *reason);
 out:
 	for (h = 0; h < DDSM_MAX_NODES; h++)
-		if (pages[h])
-			put_page(pages[h]);
+		ddsm_stash_put(&ts->stash, pages[h]);
 	return ret;
 }
 
@@ -801,15 +952,17 @@ static int do_begin(struct ddsm_node *n, struct ddsm_txfile *f)
 	struct ddsm_tx *t;
 	u32 i;
 
+	if (!f->wbuf)
+		f->wbuf = kmalloc(DDSM_TX_WBUF, GFP_KERNEL);
+	if (!f->wbuf)
+		return -ENOMEM;
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
-	t->wbuf = kmalloc(DDSM_TX_WBUF, GFP_KERNEL);
-	t->reply = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	if (!t->wbuf || !t->reply) {
-		if (t->reply)
-			put_page(t->reply);
-		kfree(t->wbuf);
+	t->wbuf = f->wbuf;
+	init_waitqueue_head(&t->wait);
+	t->reply = ddsm_stash_get(&ts->stash);
+	if (!t->reply) {
 		kfree(t);
 		return -ENOMEM;
 	}
@@ -826,8 +979,7 @@ static int do_begin(struct ddsm_node *n, struct ddsm_txfile *f)
 	}
 	spin_unlock(&ts->lock);
 	if (i == DDSM_TX_SLOTS) {
-		put_page(t->reply);
-		kfree(t->wbuf);
+		ddsm_stash_put(&ts->stash, t->reply);
 		kfree(t);
 		return -EAGAIN;
 	}
@@ -864,11 +1016,26 @@ static bool ended(struct ddsm_node *n, struct ddsm_tx **tp, u32 *reason)
 	return true;
 }
 
+/* Validations that ride on a TX_READ_MANY: their transactions' ids. */
+struct owed_ids {
+	u32 nr;
+	u64 txid[DDSM_TXB_MAX_VAL];
+};
+
+static void note_id(struct ddsm_node *n, const struct ddsm_txowed *o,
+		    void *arg)
+{
+	struct owed_ids *ids = arg;
+
+	ids->txid[ids->nr++] = o->txid;
+}
+
 /*
- * Send requests @ks[0..@nr) of READV's (send_ahead() filled them in),
- * all of units homed at @home: one alone as a TX_READ, more as one
- * TX_READ_MANY.  Their lines fit in one answer: ask_homes() grouped them
- * so.  A batch that cannot get its page goes one request at a time.
+ * Send READV's reads @ks (@nr of them) at @home: alone as a TX_READ, or
+ * together as a TX_READ_MANY.  Their lines fit in one answer: ask_homes()
+ * grouped them so.  Validations owed to @home ride along, even on one
+ * read (a TX_READ_MANY of one) unless it is of more lines than an answer
+ * carries.  A batch that cannot get its page goes one request at a time.
  */
 static void ask(struct ddsm_node *n, struct ddsm_tx *t, u32 home,
 		const u32 *ks, u32 nr)
@@ -876,17 +1043,27 @@ static void ask(struct ddsm_node *n, struct ddsm_tx *t, u32 home,
 	struct ddsm_txahead *r0 = &t->ahead[ks[0]];
 	struct ddsm_txb_read rd[DDSM_TXB_MAX];
 	struct ddsm_txs *ts = n->tx;
+	struct owed_ids ids = { .nr = 0 };
 	struct page *req = NULL;
 	u32 i, len = 0, seq;
 	void *p;
 
-	if (nr > 1) {
-		req = alloc_page(GFP_KERNEL);
-		if (!req) {
+	if (nr > 1 || (READ_ONCE(ts->nowed) &&
+		       r0->last - r0->first + 1 <= DDSM_TXB_MAX_LINES)) {
+		req = ddsm_stash_get(&ts->stash);
+		if (req)
+			drain_owed(n, home, DDSM_TXB_MAX_VAL, note_id, &ids);
+		if (req && nr == 1 && !ids.nr) {
+			ddsm_stash_put(&ts->stash, req);
+			req = NULL;
+		}
+		if (!req && nr > 1) {
 			for (i = 0; i < nr; i++)
 				ask(n, t, home, &ks[i], 1);
 			return;
 		}
+	}
+	if (req) {
 		for (i = 0; i < nr; i++) {
 			struct ddsm_txahead *r = &t->ahead[ks[i]];
 
@@ -895,9 +1072,11 @@ static void ask(struct ddsm_node *n, struct ddsm_tx *t, u32 home,
 							.last = r->last };
 		}
 		p = kmap_local_page(req);
-		len = ddsm_txb_req_build(p, rd, nr);
+		len = ddsm_txb_req_build(p, rd, nr, ids.txid, ids.nr);
 		kunmap_local(p);
-		atomic64_inc(&ts->read_batches);
+		if (nr > 1)
+			atomic64_inc(&ts->read_batches);
+		atomic64_add(ids.nr, &ts->validations_carried);
 	}
 	touch(n, t, r0->unit);
 	spin_lock(&ts->lock);
@@ -924,8 +1103,7 @@ static void ask(struct ddsm_node *n, struct ddsm_tx *t, u32 home,
 		}
 		spin_unlock(&ts->lock);
 	}
-	if (req)
-		put_page(req);
+	ddsm_stash_put(&ts->stash, req);
 }
 
 /*
@@ -1012,7 +1190,7 @@ static void send_ahead(struct ddsm_node *n, struct ddsm_tx *t,
 		}
 	}
 	for (k = 0; k < count; k++) {
-		t->ahead[k].page = alloc_page(GFP_KERNEL);
+		t->ahead[k].page = ddsm_stash_get(&ts->stash);
 		if (!t->ahead[k].page)
 			break;		/* the rest are read in turn */
 	}
@@ -1027,6 +1205,8 @@ static void send_ahead(struct ddsm_node *n, struct ddsm_tx *t,
 	t->nahead = count;
 	spin_unlock(&ts->lock);
 	ask_homes(n, t, count, false);
+	/* What no request carried goes now: nothing else may come soon. */
+	pay_owed(n, U32_MAX);
 	if (!lag_ms)
 		return;
 	msleep(lag_ms);
@@ -1043,7 +1223,7 @@ static void forget_ahead(struct ddsm_node *n, struct ddsm_tx *t)
 	t->nahead = 0;
 	spin_unlock(&n->tx->lock);
 	for (i = 0; i < nr; i++)
-		__free_page(t->ahead[i].page);
+		ddsm_stash_put(&n->tx->stash, t->ahead[i].page);
 }
 
 /*
@@ -1140,6 +1320,8 @@ void ddsm_txio_release(struct ddsm_node *n, struct ddsm_txfile *f)
 {
 	if (f->tx)
 		abort_tx(n, &f->tx, DDSM_TX_USER);
+	kfree(f->wbuf);
+	f->wbuf = NULL;
 }
 
 void ddsm_tx_status(struct ddsm_node *n, struct ddsm_tx_status *st)
@@ -1173,4 +1355,5 @@ void ddsm_tx_status(struct ddsm_node *n, struct ddsm_tx_status *st)
 	st->home_pins = hs.pins;
 	st->reads_ahead = atomic64_read(&ts->reads_ahead);
 	st->read_batches = atomic64_read(&ts->read_batches);
+	st->validations_carried = atomic64_read(&ts->validations_carried);
 }

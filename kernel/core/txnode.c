@@ -25,8 +25,10 @@ static u32 entry_index(struct ddsm_txhome *hm, u64 txid)
 
 static void drop_intend(struct ddsm_txhome *hm, u32 idx)
 {
+	struct ddsm_txs *ts = container_of(hm, struct ddsm_txs, home);
+
 	if (idx < DDSM_TXH_ENTRIES && hm->intend[idx]) {
-		put_page(hm->intend[idx]);
+		ddsm_stash_put(&ts->stash, hm->intend[idx]);
 		hm->intend[idx] = NULL;
 	}
 }
@@ -117,7 +119,7 @@ int ddsm_txnode_intend(struct ddsm_node *n, u64 txid, u64 unit,
 	void *p;
 	int nr, ret;
 
-	keep = alloc_page(GFP_KERNEL);
+	keep = ddsm_stash_get(&n->tx->stash);
 	doomed = kmalloc_array(DDSM_TXH_ENTRIES, sizeof(*doomed), GFP_KERNEL);
 	if (!keep || !doomed) {
 		ret = -ENOMEM;
@@ -153,8 +155,7 @@ int ddsm_txnode_intend(struct ddsm_node *n, u64 txid, u64 unit,
 	for (i = 0; i < min_t(u32, nr_doomed, DDSM_TXH_ENTRIES); i++)
 		squash(n, doomed[i], unit);
 out:
-	if (keep)
-		put_page(keep);
+	ddsm_stash_put(&n->tx->stash, keep);
 	kfree(doomed);
 	return ret;
 }
@@ -367,6 +368,7 @@ void ddsm_tx_resume(struct ddsm_node *n)
 
 void ddsm_tx_quiesce(struct ddsm_node *n)
 {
+	ddsm_txio_stop(n, true);
 	mutex_lock(&n->tx->home.lock);
 	n->tx->home.quiet = true;
 	mutex_unlock(&n->tx->home.lock);
@@ -455,7 +457,7 @@ static void serve_read(struct ddsm_node *n, const struct ddsm_msg *m)
 {
 	u32 first = m->acks & 0xff, last = m->acks >> 8;
 	u32 off = first << DDSM_LINE_SHIFT;
-	struct page *out = alloc_page(GFP_KERNEL);
+	struct page *out = ddsm_stash_get(&n->tx->stash);
 	int ret;
 
 	ret = out ? ddsm_txnode_read(n, m->copyset, m->unit, first, last, out,
@@ -463,8 +465,7 @@ static void serve_read(struct ddsm_node *n, const struct ddsm_msg *m)
 		    -ENOMEM;
 	answer(n, m, DDSM_MSG_TX_READ_REPLY, ret, ret ? NULL : out, off,
 	       (last - first + 1) << DDSM_LINE_SHIFT);
-	if (out)
-		put_page(out);
+	ddsm_stash_put(&n->tx->stash, out);
 }
 
 /*
@@ -475,9 +476,10 @@ static void serve_read_many(struct ddsm_node *n, const struct ddsm_msg *m,
 			    struct page *data, u32 data_len)
 {
 	struct ddsm_txb_read r[DDSM_TXB_MAX];
-	struct page *out = alloc_page(GFP_KERNEL);
+	struct page *out = ddsm_stash_get(&n->tx->stash);
+	u64 val[DDSM_TXB_MAX_VAL];
 	u32 i, used = ddsm_txb_ans_len(0);
-	int nr, err[DDSM_TXB_MAX];
+	int nr, nval, err[DDSM_TXB_MAX];
 	void *p;
 
 	if (!out) {
@@ -488,12 +490,18 @@ static void serve_read_many(struct ddsm_node *n, const struct ddsm_msg *m,
 	nr = ddsm_txb_req_check(&n->space, p, data_len);
 	for (i = 0; nr > 0 && i < nr; i++)
 		ddsm_txb_req_entry(p, i, &r[i]);
+	nval = ddsm_txb_req_nval(p, data_len);
+	for (i = 0; nval > 0 && i < nval; i++)
+		val[i] = ddsm_txb_req_val(p, i);
 	kunmap_local(p);
+	/* Validations that rode along first, as if they had come alone. */
+	for (i = 0; nval > 0 && i < nval; i++)
+		ddsm_txnode_validate(n, val[i]);
 	if (nr < 0) {
 		pr_warn_ratelimited("ddsm: tx %#llx: malformed TX_READ_MANY from node %u\n",
 				    m->copyset, m->src);
 		answer(n, m, DDSM_MSG_TX_READ_MANY_REPLY, -EINVAL, NULL, 0, 0);
-		put_page(out);
+		ddsm_stash_put(&n->tx->stash, out);
 		return;
 	}
 	for (i = 0; i < nr; i++) {
@@ -509,7 +517,7 @@ static void serve_read_many(struct ddsm_node *n, const struct ddsm_msg *m,
 		ddsm_txb_ans_set(p, i, err[i]);
 	kunmap_local(p);
 	answer(n, m, DDSM_MSG_TX_READ_MANY_REPLY, 0, out, 0, used);
-	put_page(out);
+	ddsm_stash_put(&n->tx->stash, out);
 }
 
 void ddsm_txnode_rx(struct ddsm_node *n, const struct ddsm_msg *m,
@@ -589,7 +597,8 @@ int ddsm_tx_init(struct ddsm_node *n)
 	mutex_init(&t->home.lock);
 	mutex_init(&t->regions_lock);
 	spin_lock_init(&t->lock);
-	init_waitqueue_head(&t->wait);
+	ddsm_stash_init(&t->stash);
+	ddsm_txio_init(t);
 	for (i = 0; i < DDSM_TX_SLOTS; i++)
 		t->last[i].id.slot = (u16)i;
 	n->tx = t;
@@ -604,8 +613,10 @@ void ddsm_tx_free(struct ddsm_node *n)
 	if (!t)
 		return;
 	cancel_delayed_work_sync(&t->home.doubt_work);
+	ddsm_txio_stop(n, false);
 	for (i = 0; i < DDSM_TXH_ENTRIES; i++)
 		drop_intend(&t->home, i);
+	ddsm_stash_drain(&t->stash);
 	free_home(&t->home);
 	kfree(t);
 	n->tx = NULL;

@@ -72,7 +72,8 @@ struct rdma_conn_req {
 };
 
 #define RDMA_CONN_MAGIC		0x6464736d
-#define RDMA_CONN_VERSION	3	/* 2: HELLO nonce and AUTH; 3: short data */
+/* 2: HELLO nonce and AUTH; 3: short data; 4: TX_READ_MANY's Validations */
+#define RDMA_CONN_VERSION	4
 
 /*
  * Is @h a well-formed header for a receive of @byte_len bytes?  A message

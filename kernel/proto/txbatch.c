@@ -15,20 +15,47 @@ static bool zeros(const u8 *p, u32 n)
 	return true;
 }
 
-u32 ddsm_txb_req_build(void *page, const struct ddsm_txb_read *r, u32 nr)
+static __le64 *vals_of(const void *page, u32 nr)
+{
+	return (__le64 *)((u8 *)page + ddsm_txb_req_len(nr, 0));
+}
+
+u32 ddsm_txb_req_build(void *page, const struct ddsm_txb_read *r, u32 nr,
+		       const u64 *val, u32 nval)
 {
 	struct ddsm_txb_req_hdr *h = page;
 	struct ddsm_txb_entry *e = (struct ddsm_txb_entry *)(h + 1);
+	__le64 *v = vals_of(page, nr);
 	u32 i;
 
-	memset(h, 0, ddsm_txb_req_len(nr));
+	memset(h, 0, ddsm_txb_req_len(nr, nval));
 	h->nr = (u8)nr;
+	h->nval = (u8)nval;
 	for (i = 0; i < nr; i++) {
 		e[i].unit = cpu_to_le64(r[i].unit);
 		e[i].first = (u8)r[i].first;
 		e[i].last = (u8)r[i].last;
 	}
-	return ddsm_txb_req_len(nr);
+	for (i = 0; i < nval; i++)
+		v[i] = cpu_to_le64(val[i]);
+	return ddsm_txb_req_len(nr, nval);
+}
+
+int ddsm_txb_req_nval(const void *page, u32 len)
+{
+	const struct ddsm_txb_req_hdr *h = page;
+
+	if (len < sizeof(*h) || !h->nr || h->nr > DDSM_TXB_MAX ||
+	    h->nval > DDSM_TXB_MAX_VAL || len != ddsm_txb_req_len(h->nr, h->nval))
+		return -EINVAL;
+	return h->nval;
+}
+
+u64 ddsm_txb_req_val(const void *page, u32 i)
+{
+	const struct ddsm_txb_req_hdr *h = page;
+
+	return le64_to_cpu(vals_of(page, h->nr)[i]);
 }
 
 void ddsm_txb_req_entry(const void *page, u32 i, struct ddsm_txb_read *r)
@@ -52,7 +79,7 @@ int ddsm_txb_req_check(const struct ddsm_space *s, const void *page,
 	if (len < sizeof(*h))
 		return -EINVAL;
 	nr = h->nr;
-	if (!nr || nr > DDSM_TXB_MAX || len != ddsm_txb_req_len(nr) ||
+	if (ddsm_txb_req_nval(page, len) < 0 ||
 	    !zeros(h->reserved, sizeof(h->reserved)))
 		return -EINVAL;
 	for (i = 0; i < nr; i++) {

@@ -6,8 +6,13 @@
  * batch is the same as its reads arriving one after the other: nothing
  * in the protocol changes, only the number of messages.
  *
- * Request, little endian: a header (the number of entries), then per
- * entry a unit and its first and last line.  Answer: a header (the
+ * Request, little endian: a header (the number of entries and of
+ * Validations), then per entry a unit and its first and last line, then
+ * the ids of the transactions whose Validation rides along: the
+ * coordinator's earlier commits at this home, sent with its next request
+ * instead of alone.  The home applies them first, in order, as if their
+ * TX_VALIDATEs had arrived just before, so a batch is still the messages
+ * it replaces arriving back to back.  Answer: a header (the
  * number of entries and each one's errno, 0 or positive), then the lines
  * of every entry that succeeded, in order, packed.  The lines of all the
  * entries together must fit in the answer's page (DDSM_TXB_MAX_LINES);
@@ -23,11 +28,13 @@
 
 #define DDSM_TXB_SIZE		DDSM_PROTO_UNIT_SIZE
 #define DDSM_TXB_MAX		16	/* entries, DDSM_TX_READV_MAX */
+#define DDSM_TXB_MAX_VAL	32	/* Validations riding along */
 #define DDSM_TXB_LINE		64
 
 struct ddsm_txb_req_hdr {
 	u8 nr;
-	u8 reserved[7];
+	u8 nval;
+	u8 reserved[6];
 };
 
 struct ddsm_txb_entry {
@@ -53,26 +60,41 @@ struct ddsm_txb_read {
 	u32 first, last;
 };
 
-/* The request's bytes for @nr entries. */
-static inline u32 ddsm_txb_req_len(u32 nr)
+/* The request's bytes for @nr entries and @nval Validations. */
+static inline u32 ddsm_txb_req_len(u32 nr, u32 nval)
 {
 	return sizeof(struct ddsm_txb_req_hdr) +
-	       nr * sizeof(struct ddsm_txb_entry);
+	       nr * sizeof(struct ddsm_txb_entry) + nval * sizeof(__le64);
 }
 
-/* Coordinator: the request for @nr reads (1..DDSM_TXB_MAX): its length. */
-u32 ddsm_txb_req_build(void *page, const struct ddsm_txb_read *r, u32 nr);
+/*
+ * Coordinator: the request for @nr reads (1..DDSM_TXB_MAX) with the
+ * Validations of @val (0..DDSM_TXB_MAX_VAL): its length.
+ */
+u32 ddsm_txb_req_build(void *page, const struct ddsm_txb_read *r, u32 nr,
+		       const u64 *val, u32 nval);
 
 /*
- * Home: check a request of @len bytes: 1..DDSM_TXB_MAX entries, exactly
- * @len bytes, lines inside their unit, every unit inside @s and homed on
- * this node, their lines together within DDSM_TXB_MAX_LINES.  The number
- * of entries, or -EINVAL.
+ * Home: check a request of @len bytes: 1..DDSM_TXB_MAX entries and
+ * 0..DDSM_TXB_MAX_VAL Validations, exactly @len bytes, lines inside
+ * their unit, every unit inside @s and homed on this node, their lines
+ * together within DDSM_TXB_MAX_LINES.  The number of entries, or
+ * -EINVAL.
  */
 int ddsm_txb_req_check(const struct ddsm_space *s, const void *page,
 		       u32 len);
 /* Entry @i of a checked request. */
 void ddsm_txb_req_entry(const void *page, u32 i, struct ddsm_txb_read *r);
+/*
+ * Home: the number of Validations a request of @len bytes carries, or
+ * -EINVAL unless its counts and length agree.  A request whose reads
+ * ddsm_txb_req_check() refuses may still carry well-formed Validations:
+ * they are decisions already taken, and a home that dropped them would
+ * keep their lines locked.
+ */
+int ddsm_txb_req_nval(const void *page, u32 len);
+/* The @i-th Validation's transaction id (i below the number above). */
+u64 ddsm_txb_req_val(const void *page, u32 i);
 
 /* Home: an answer to @nr entries, their lines from ddsm_txb_ans_len(0). */
 void ddsm_txb_ans_init(void *page, u32 nr);

@@ -30,8 +30,8 @@ static void txbatch_request(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	txb_space(test, &s);
 	memset(p, 0xee, DDSM_TXB_SIZE);
-	len = ddsm_txb_req_build(p, r, 3);
-	KUNIT_EXPECT_EQ(test, ddsm_txb_req_len(3), len);
+	len = ddsm_txb_req_build(p, r, 3, NULL, 0);
+	KUNIT_EXPECT_EQ(test, ddsm_txb_req_len(3, 0), len);
 	KUNIT_EXPECT_EQ(test, 3, ddsm_txb_req_check(&s, p, len));
 	for (i = 0; i < 3; i++) {
 		ddsm_txb_req_entry(p, i, &got);
@@ -39,10 +39,62 @@ static void txbatch_request(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, r[i].first, got.first);
 		KUNIT_EXPECT_EQ(test, r[i].last, got.last);
 	}
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txb_req_nval(p, len));
 	/* Sent short or long. */
 	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txb_req_check(&s, p, len - 1));
 	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txb_req_check(&s, p, len + 16));
 	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txb_req_check(&s, p, 0));
+}
+
+/*
+ * Validations riding along come back in order after the entries, which
+ * read back unchanged; their count bounds the length a home accepts.
+ */
+static void txbatch_request_validations(struct kunit *test)
+{
+	u8 *p = kunit_kzalloc(test, DDSM_TXB_SIZE, GFP_KERNEL);
+	struct ddsm_txb_req_hdr *h = (struct ddsm_txb_req_hdr *)p;
+	struct ddsm_txb_read r = { .unit = 4, .first = 1, .last = 2 }, got;
+	u64 val[DDSM_TXB_MAX_VAL + 1];
+	struct ddsm_space s;
+	u32 len, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	txb_space(test, &s);
+	for (i = 0; i <= DDSM_TXB_MAX_VAL; i++)
+		val[i] = 0x1000200030000ULL + i;
+	memset(p, 0xee, DDSM_TXB_SIZE);
+	len = ddsm_txb_req_build(p, &r, 1, val, 3);
+	KUNIT_EXPECT_EQ(test, ddsm_txb_req_len(1, 0) + 3 * 8, len);
+	KUNIT_ASSERT_EQ(test, 1, ddsm_txb_req_check(&s, p, len));
+	ddsm_txb_req_entry(p, 0, &got);
+	KUNIT_EXPECT_EQ(test, r.unit, got.unit);
+	KUNIT_EXPECT_EQ(test, r.first, got.first);
+	KUNIT_EXPECT_EQ(test, r.last, got.last);
+	KUNIT_ASSERT_EQ(test, 3, ddsm_txb_req_nval(p, len));
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, val[i], ddsm_txb_req_val(p, i));
+	/* A Validation cut off, or one more than the header says. */
+	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txb_req_check(&s, p, len - 8));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txb_req_check(&s, p, len + 8));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txb_req_nval(p, len - 8));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txb_req_nval(p, len + 8));
+	/* Reads refused (a whole unit), Validations still well-formed. */
+	r.first = 0;
+	r.last = 63;
+	len = ddsm_txb_req_build(p, &r, 1, val, 2);
+	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txb_req_check(&s, p, len));
+	KUNIT_ASSERT_EQ(test, 2, ddsm_txb_req_nval(p, len));
+	KUNIT_EXPECT_EQ(test, val[1], ddsm_txb_req_val(p, 1));
+
+	r.first = 1;
+	r.last = 2;
+	len = ddsm_txb_req_build(p, &r, 1, val, DDSM_TXB_MAX_VAL);
+	KUNIT_EXPECT_EQ(test, 1, ddsm_txb_req_check(&s, p, len));
+	h->nval = DDSM_TXB_MAX_VAL + 1;			/* more than allowed */
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			ddsm_txb_req_check(&s, p, len + 8));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txb_req_nval(p, len + 8));
 }
 
 /* Each request differs from a good one in one way. */
@@ -59,12 +111,12 @@ static void txbatch_request_rejects(struct kunit *test)
 	txb_space(test, &s);
 	r[0] = (struct ddsm_txb_read){ .unit = 1, .first = 0, .last = 3 };
 	r[1] = (struct ddsm_txb_read){ .unit = 4, .first = 5, .last = 5 };
-	len = ddsm_txb_req_build(p, r, 2);
+	len = ddsm_txb_req_build(p, r, 2, NULL, 0);
 	KUNIT_ASSERT_EQ(test, 2, ddsm_txb_req_check(&s, p, len));
 
 	h->nr = 0;					/* none */
 	KUNIT_EXPECT_EQ(test, -EINVAL,
-			ddsm_txb_req_check(&s, p, ddsm_txb_req_len(0)));
+			ddsm_txb_req_check(&s, p, ddsm_txb_req_len(0, 0)));
 	h->nr = 2;
 	h->reserved[3] = 1;
 	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txb_req_check(&s, p, len));
@@ -89,13 +141,13 @@ static void txbatch_request_rejects(struct kunit *test)
 
 	/* More lines than one answer carries: a whole unit is one too many. */
 	r[0] = (struct ddsm_txb_read){ .unit = 1, .first = 0, .last = 63 };
-	len = ddsm_txb_req_build(p, r, 1);
+	len = ddsm_txb_req_build(p, r, 1, NULL, 0);
 	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txb_req_check(&s, p, len));
 	r[0].last = DDSM_TXB_MAX_LINES - 1;
-	len = ddsm_txb_req_build(p, r, 1);
+	len = ddsm_txb_req_build(p, r, 1, NULL, 0);
 	KUNIT_EXPECT_EQ(test, 1, ddsm_txb_req_check(&s, p, len));
 	r[1] = (struct ddsm_txb_read){ .unit = 4, .first = 9, .last = 9 };
-	len = ddsm_txb_req_build(p, r, 2);
+	len = ddsm_txb_req_build(p, r, 2, NULL, 0);
 	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txb_req_check(&s, p, len));
 
 	/* More entries than a batch holds (a space big enough for them). */
@@ -103,9 +155,9 @@ static void txbatch_request_rejects(struct kunit *test)
 						 DDSM_HOME_INTERLEAVE));
 	for (i = 0; i <= DDSM_TXB_MAX; i++)
 		r[i] = (struct ddsm_txb_read){ .unit = 1 + 3 * i };
-	len = ddsm_txb_req_build(p, r, DDSM_TXB_MAX);
+	len = ddsm_txb_req_build(p, r, DDSM_TXB_MAX, NULL, 0);
 	KUNIT_EXPECT_EQ(test, DDSM_TXB_MAX, ddsm_txb_req_check(&s, p, len));
-	len = ddsm_txb_req_build(p, r, DDSM_TXB_MAX + 1);
+	len = ddsm_txb_req_build(p, r, DDSM_TXB_MAX + 1, NULL, 0);
 	KUNIT_EXPECT_EQ(test, -EINVAL, ddsm_txb_req_check(&s, p, len));
 }
 
@@ -159,6 +211,7 @@ static void txbatch_answer(struct kunit *test)
 
 static struct kunit_case txbatch_cases[] = {
 	KUNIT_CASE(txbatch_request),
+	KUNIT_CASE(txbatch_request_validations),
 	KUNIT_CASE(txbatch_request_rejects),
 	KUNIT_CASE(txbatch_answer),
 	{}

@@ -125,8 +125,13 @@ if [[ " $BACKENDS " == *" hades "* ]]; then
 	batches=$($BIN/ddsmctl status | sed -n 's/^tx_read_batches: //p')
 	check "ycsb-t's reads at one home went in one message (tx_read_batches ${batches:-none})" \
 		test "${batches:-0}" -gt 0
+	# ... and the commits' Validations rode on the next transactions'
+	# reads (tx_validate_defer_us).
+	carried=$($BIN/ddsmctl status | sed -n 's/^tx_validations_carried: //p')
+	check "ycsb-t's Validations rode on read requests (tx_validations_carried ${carried:-none})" \
+		test "${carried:-0}" -gt 0
 	sb_sweep
-	$BIN/ddsmctl status | grep -E '^tx_(commits|aborts_squashed|aborts_nacked|aborts_read_locked|reads_ahead|read_batches|fallbacks|home_pins|home_in_doubt)' |
+	$BIN/ddsmctl status | grep -E '^tx_(commits|aborts_squashed|aborts_nacked|aborts_read_locked|reads_ahead|read_batches|validations_carried|fallbacks|home_pins|home_in_doubt)' |
 		tr '\n' ' ' | sed "s/^/# node$ME: /; s/ $/\n/"
 fi
 check_no_sigbus

@@ -28,7 +28,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define DDSM_ABI_VERSION	9
+#define DDSM_ABI_VERSION	10
 #define DDSM_UNIT_SHIFT		12
 #define DDSM_UNIT_SIZE		(1ULL << DDSM_UNIT_SHIFT)
 #define DDSM_MAX_NODES		64
@@ -502,6 +502,8 @@ struct ddsm_tx_readv_arg {
  * @reads_ahead: unit reads DDSM_IOC_TX_READV sent to their homes at once
  * @read_batches: ... of those, messages that carried several to one home
  *		(ABI 9)
+ * @validations_carried: commits' Validations that rode on a read request
+ *		to their home instead of going alone (ABI 10)
  */
 struct ddsm_tx_status {
 	__u64 begins;
@@ -524,6 +526,7 @@ struct ddsm_tx_status {
 	__u64 home_pins;
 	__u64 reads_ahead;
 	__u64 read_batches;
+	__u64 validations_carried;
 };
 
 #define DDSM_IOC_MAGIC	0xDD

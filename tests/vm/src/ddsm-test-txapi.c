@@ -104,6 +104,15 @@ static uint64_t read_batches(void)
 	return st.read_batches;
 }
 
+static uint64_t validations_carried(void)
+{
+	struct ddsm_tx_status st;
+
+	if (ddsm_tx_status(&d, &st) < 0)
+		tap_bail("tx status: %s", strerror(errno));
+	return st.validations_carried;
+}
+
 static void begin(void)
 {
 	if (ddsm_tx_begin(&d) < 0)
@@ -587,6 +596,46 @@ static void batched(uint64_t on1, uint64_t on2)
 	    (unsigned long long)(read_batches() - before));
 }
 
+/*
+ * A commit's Validations to other homes ride on this node's next READV
+ * requests to them (tx_validate_defer_us, raised here so that the READV
+ * surely comes first): the READV reads the commit, whose lines the homes
+ * would refuse while it stayed locked.
+ */
+static void carried(uint64_t on1, uint64_t on2)
+{
+	static uint8_t buf[2][256];
+	struct ddsm_tx_iov iov[2] = {
+		{ .gaddr = on1 + 1536, .len = 256 },
+		{ .gaddr = on2 + 1536, .len = 256 },
+	};
+	uint32_t reason = 0;
+	uint64_t before;
+	char why[128];
+	int i;
+
+	set_param("tx_validate_defer_us", 100000);
+	write_gen(iov, 2, 3);
+	before = validations_carried();
+	for (i = 0; i < 2; i++)
+		iov[i].buf = (uintptr_t)buf[i];
+	begin();
+	if (ddsm_tx_readv(&d, iov, 2, &reason) < 0)
+		tap_bail("readv after a commit: %s (%s)", strerror(errno),
+			 ddsm_tx_reason_name(reason));
+	tap(validations_carried() - before == 2,
+	    "a commit at nodes 1 and 2: %llu of its Validations rode on the next READV's requests (want 2)",
+	    (unsigned long long)(validations_carried() - before));
+	for (i = 0; i < 2; i++)
+		tap(holds(buf[i], iov[i].gaddr, iov[i].len, 3, why,
+			  sizeof(why)),
+		    "... and that READV read the commit at home %d (%s)",
+		    home_of(iov[i].gaddr), why);
+	tap(commit("readv after a commit") == 0,
+	    "read-only transaction commits");
+	set_param("tx_validate_defer_us", 1000);
+}
+
 int main(int argc, char **argv)
 {
 	volatile uint64_t *flags;
@@ -648,6 +697,7 @@ int main(int argc, char **argv)
 		same_as_read(ranges + 1, 1);
 	}
 	batched(u1, u2);
+	carried(u1, u2);
 	own_writes(u1, u2);
 	refusals(u1, flags);
 	race_reader(flags, GO, RACE_SECS, "race");
