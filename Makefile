@@ -27,7 +27,7 @@ MANDIR     ?= $(PREFIX)/share/man
 export BUILD_DIR KVER KDIR STAGE PREFIX
 
 .PHONY: all module userlib tools testprogs stage setup demo check kunit \
-	vmtests clean distclean checkpatch soak check-debug bench bench-pmem bench-tx bench-tx-ab install deb
+	vmtests clean distclean checkpatch soak check-debug bench bench-pmem bench-tx bench-tx-ab bench-tx-pairs install deb
 
 all: module userlib tools testprogs
 
@@ -129,6 +129,13 @@ bench-tx: setup
 # BASE=rev to compare with another; about 10 minutes).
 bench-tx-ab: setup
 	bash qemu/bench-tx-ab.sh $(BASE)
+
+# HADES / OCC on one workload over many alternating pairs in one boot,
+# with a 95% interval (qemu/bench-tx-pairs.sh, TXB_PAIRS=10: about 25
+# minutes).
+bench-tx-pairs: setup
+	$(MAKE) stage
+	bash qemu/bench-tx-pairs.sh
 
 # The VM suites on a lockdep+KASAN guest kernel built once from Debian's
 # linux-source and cached outside the checkout (tests/run-debug.sh).
