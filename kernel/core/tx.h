@@ -188,6 +188,8 @@ int ddsm_txnode_read(struct ddsm_node *n, u64 txid, u64 unit, u32 first,
 int ddsm_txnode_intend(struct ddsm_node *n, u64 txid, u64 unit,
 		       struct page *data, u32 data_len);
 void ddsm_txnode_validate(struct ddsm_node *n, u64 txid);
+/* @nr Validations in order, under one hold of the home's lock. */
+void ddsm_txnode_validate_many(struct ddsm_node *n, const u64 *txid, u32 nr);
 void ddsm_txnode_abort(struct ddsm_node *n, u64 txid);
 /* Received from a peer: serve and answer. */
 void ddsm_txnode_rx(struct ddsm_node *n, const struct ddsm_msg *m,

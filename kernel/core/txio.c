@@ -284,38 +284,44 @@ void ddsm_txio_peer_down(struct ddsm_node *n, u32 node)
 	spin_unlock(&ts->lock);
 }
 
+/* What every transaction message of @txid to @home names. */
+static struct ddsm_msg tx_msg(struct ddsm_node *n, u8 type, u32 home,
+			      u64 unit, u64 txid)
+{
+	return (struct ddsm_msg){
+		.type = type,
+		.src = (u16)self(n),
+		.dst = (u16)home,
+		.requester = (u16)self(n),
+		.unit = unit,
+		.copyset = txid,
+	};
+}
+
 /* @data_len bytes of @data (an Intend's payload) go with it. */
 static int send_to_home(struct ddsm_node *n, struct ddsm_tx *t, u8 type,
 			u32 home, u64 unit, u16 lines, struct page *data,
 			u32 data_len)
 {
-	struct ddsm_msg m = {
-		.type = type,
-		.flags = (data ? DDSM_MF_DATA : 0) |
-			 (type == DDSM_MSG_TX_READ && t->fallback ?
-			  DDSM_MF_PIN : 0),
-		.src = (u16)self(n),
-		.dst = (u16)home,
-		.requester = (u16)self(n),
-		.acks = lines,
-		.seq = t->seq,
-		.unit = unit,
-		.copyset = txid_of(t),
-	};
+	struct ddsm_msg m = tx_msg(n, type, home, unit, txid_of(t));
 
+	m.flags = (data ? DDSM_MF_DATA : 0) |
+		  (type == DDSM_MSG_TX_READ && t->fallback ? DDSM_MF_PIN : 0);
+	m.acks = lines;
+	m.seq = t->seq;
 	return ddsm_send_msg_part(n, &m, data, 0, data_len);
 }
 
+/*
+ * An owed Validation outlives its transaction: only its id and home are
+ * left.  A failed send means the connection went down (transport.h): the
+ * home then settles the commit with the other participants (txnode.c),
+ * as for a Validation lost with its coordinator.
+ */
 static void send_validate(struct ddsm_node *n, const struct ddsm_txowed *o)
 {
-	struct ddsm_msg m = {
-		.type = DDSM_MSG_TX_VALIDATE,
-		.src = (u16)self(n),
-		.dst = (u16)o->home,
-		.requester = (u16)self(n),
-		.unit = o->unit,
-		.copyset = o->txid,
-	};
+	struct ddsm_msg m = tx_msg(n, DDSM_MSG_TX_VALIDATE, o->home, o->unit,
+				   o->txid);
 
 	ddsm_send_msg_part(n, &m, NULL, 0, 0);
 }
@@ -464,7 +470,8 @@ static int read_once(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
 		return ddsm_txnode_read(n, txid_of(t), unit, first, last,
 					t->reply, first << DDSM_LINE_SHIFT,
 					t->fallback);
-	pay_owed(n, U32_MAX);
+	/* The read must not find this node's own commits still locked. */
+	pay_owed(n, home);
 	spin_lock(&ts->lock);
 	t->seq++;
 	t->lines = ddsm_tx_read_lines(first, last);
@@ -897,11 +904,11 @@ static int do_commit(struct ddsm_node *n, struct ddsm_tx **tp, u8 *reason)
 	spin_unlock(&ts->lock);
 	if (ret)
 		goto aborted;
-	/* An Intend must not find this node's own commits still locked. */
-	pay_owed(n, U32_MAX);
 	for (h = 0; h < n->space.nr_nodes; h++) {
 		if (!(to & BIT_ULL(h)) || h == self(n))
 			continue;
+		/* The Intend must not find this node's own commits locked. */
+		pay_owed(n, h);
 		atomic64_inc(&ts->intends_sent);
 		if (send_to_home(n, t, DDSM_MSG_TX_INTEND, h, t->home_unit[h],
 				 0, pages[h], lens[h])) {

@@ -184,21 +184,28 @@ static void apply(struct ddsm_node *n, struct page *intend)
 	kunmap_local(p);
 }
 
-void ddsm_txnode_validate(struct ddsm_node *n, u64 txid)
+void ddsm_txnode_validate_many(struct ddsm_node *n, const u64 *txid, u32 nr)
 {
 	struct ddsm_txhome *hm = &n->tx->home;
-	u32 idx;
+	u32 i, idx;
 
 	mutex_lock(&hm->lock);
-	idx = entry_index(hm, txid);
-	if (ddsm_txh_validate(&hm->h, txid)) {
-		pr_warn_ratelimited("ddsm: tx %#llx: Validation without the lock\n",
-				    txid);
-	} else if (idx < DDSM_TXH_ENTRIES && hm->intend[idx]) {
-		apply(n, hm->intend[idx]);
-		drop_intend(hm, idx);
+	for (i = 0; i < nr; i++) {
+		idx = entry_index(hm, txid[i]);
+		if (ddsm_txh_validate(&hm->h, txid[i])) {
+			pr_warn_ratelimited("ddsm: tx %#llx: Validation without the lock\n",
+					    txid[i]);
+		} else if (idx < DDSM_TXH_ENTRIES && hm->intend[idx]) {
+			apply(n, hm->intend[idx]);
+			drop_intend(hm, idx);
+		}
 	}
 	mutex_unlock(&hm->lock);
+}
+
+void ddsm_txnode_validate(struct ddsm_node *n, u64 txid)
+{
+	ddsm_txnode_validate_many(n, &txid, 1);
 }
 
 void ddsm_txnode_abort(struct ddsm_node *n, u64 txid)
@@ -495,8 +502,8 @@ static void serve_read_many(struct ddsm_node *n, const struct ddsm_msg *m,
 		val[i] = ddsm_txb_req_val(p, i);
 	kunmap_local(p);
 	/* Validations that rode along first, as if they had come alone. */
-	for (i = 0; nval > 0 && i < nval; i++)
-		ddsm_txnode_validate(n, val[i]);
+	if (nval > 0)
+		ddsm_txnode_validate_many(n, val, nval);
 	if (nr < 0) {
 		pr_warn_ratelimited("ddsm: tx %#llx: malformed TX_READ_MANY from node %u\n",
 				    m->copyset, m->src);
