@@ -131,7 +131,7 @@ bench-tx-ab: setup
 	bash qemu/bench-tx-ab.sh $(BASE)
 
 # HADES / OCC on one workload over many alternating pairs in one boot,
-# with a 95% interval (qemu/bench-tx-pairs.sh, TXB_PAIRS=10: about 25
+# with a 95% interval (qemu/bench-tx-pairs.sh, TXB_PAIRS=10: about 16
 # minutes).
 bench-tx-pairs: setup
 	$(MAKE) stage
