@@ -9,7 +9,7 @@
  * usage: ddsm-txbench [-w smallbank|ycsbt] [--backend occ|hades]
  *                     [-n RECORDS] [-t THREADS] [-s SECONDS | -o TXS]
  *                     [--hot N] [--hot-pct P] [-r READ] [-v VALUE]
- *                     [--tx-ops K] [--one-by-one] [--stride BYTES]
+ *                     [--tx-ops K] [--one-by-one] [--stride BYTES] [--align]
  *                     [--lock-spins N]
  *                     [--read-tries N]
  *                     [--max-tries N] [--check] [--log-mib M]
@@ -36,6 +36,10 @@
  *       once first (txn_read_many(): on HADES one DDSM_IOC_TX_READV)
  *   --stride BYTES  from one record to the next, a multiple of 8 (default:
  *       header and data rounded up to 64, one cache line for SmallBank)
+ *   --align  no record crosses a unit boundary: each unit holds 4096 /
+ *       stride records from its start, the rest of it unused (default:
+ *       records back to back, so that some lie across two units, which
+ *       ddsm interleaves over the homes)
  *   --lock-spins N  re-tries of a held lock at commit before aborting
  *       (default 0: abort at once, as FaRM)
  *   --read-tries N  re-tries (pause, then sched_yield()) of a read that
@@ -94,7 +98,8 @@
 #define HADES_GAP	(32ULL << 20)	/* hades: tables this far after -b */
 
 enum { C_NONCE, C_WL, C_BACKEND, C_RECORDS, C_STRIDE, C_DATA, C_HOT,
-	C_HOTPCT, C_READ, C_TXOPS, C_THREADS, C_FLAGS, C_LOGUNITS, C_WORDS };
+	C_HOTPCT, C_READ, C_TXOPS, C_THREADS, C_FLAGS, C_LOGUNITS, C_ALIGN,
+	C_WORDS };
 /* Summary unit of a node's results region, after wl.h's words. */
 enum { R_COMMITS = WL_R_WORDS, R_INJECTED, R_REMOVED, R_LOG_WORDS,
 	R_LOG_FULL, R_RUNS, R_RETRIES, R_ABORTS, R_WORDS = R_ABORTS + TXN_C_NR };
@@ -106,7 +111,7 @@ static struct {
 	uint64_t records, hot, stride;
 	double hot_frac, read_frac;
 	uint32_t value;
-	int tx_ops, check, one_by_one;
+	int tx_ops, check, one_by_one, align;
 	unsigned int lock_spins, read_tries, max_tries, flags;
 	uint64_t log_mib;
 	const char *log_file;
@@ -135,6 +140,7 @@ static void usage(const char *prog)
 		"usage: %s [-w smallbank|ycsbt] [--backend occ|hades] [-n RECORDS]\n"
 		"       [-t THREADS] [-s SECONDS | -o TXS] [--hot N] [--hot-pct P]\n"
 		"       [-r READ] [-v VALUE] [--tx-ops K] [--one-by-one] [--stride BYTES]\n"
+		"       [--align]\n"
 		"       [--lock-spins N] [--read-tries N] [--max-tries N] [--check]\n"
 		"       [--log-mib M] [--log-file PREFIX] [--bug skip-validation]\n"
 		"       [-b BASE]\n"
@@ -208,6 +214,7 @@ static void parse_args(int argc, char **argv)
 		{ "max-tries", required_argument, NULL, 'M' },
 		{ "check", no_argument, &o.check, 1 },
 		{ "one-by-one", no_argument, &o.one_by_one, 1 },
+		{ "align", no_argument, &o.align, 1 },
 		{ "log-mib", required_argument, NULL, 'G' },
 		{ "log-file", required_argument, NULL, 'F' },
 		{ "bug", required_argument, NULL, 'X' },
@@ -269,8 +276,17 @@ static void plan(void)
 			cfg.stride, cfg.data_len + TXN_OCC_HDR);
 		exit(2);
 	}
+	if (o.align && cfg.stride > DSM_UNIT) {
+		fprintf(stderr, "--align: stride %" PRIu64 " over a unit\n",
+			cfg.stride);
+		exit(2);
+	}
+	cfg.per_unit = o.align ? DSM_UNIT / cfg.stride : 0;
+	cfg.unit_bytes = DSM_UNIT;
 	L.tables = (uint64_t)o.wl->tables;
-	L.table_units = (o.records * cfg.stride + DSM_UNIT - 1) / DSM_UNIT;
+	L.table_units = cfg.per_unit ?
+			(o.records + cfg.per_unit - 1) / cfg.per_unit :
+			(o.records * cfg.stride + DSM_UNIT - 1) / DSM_UNIT;
 	L.tally_units = (L.tables * o.records * 8 + DSM_UNIT - 1) / DSM_UNIT;
 	L.log_units = o.check ? o.log_mib * (1048576 / DSM_UNIT) : 0;
 	ww.result_units = 1 + L.tally_units + L.log_units;
@@ -321,6 +337,7 @@ static const uint64_t *conf_words(void)
 	c[C_THREADS] = (uint64_t)o.c.threads;
 	c[C_FLAGS] = o.flags;
 	c[C_LOGUNITS] = L.log_units;
+	c[C_ALIGN] = cfg.per_unit;
 	return c;
 }
 
@@ -560,6 +577,8 @@ static void report(void)
 		printf(" read_pct=%.0f value=%u tx_ops=%d%s", o.read_frac * 100,
 		       o.value, o.tx_ops,
 		       o.one_by_one ? " reads=one-by-one" : "");
+	if (cfg.per_unit)
+		printf(" per_unit=%" PRIu64, cfg.per_unit);
 	wl_print_counters(&run.span, commits);
 	printf("%s\n", o.flags & TXN_F_SKIP_VALIDATE ? " bug=skip-validation" : "");
 }

@@ -43,6 +43,7 @@
 #include "hosttest.h"
 #include "sercheck.h"
 #include "txn.h"
+#include "txwl.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define REC		64	/* stride of the test records */
@@ -524,6 +525,32 @@ static void threads_test(void)
 	      sum, 100 * HOT, desc, tries);
 }
 
+/* ---- record layout ---- */
+
+/* --align: records fill each unit from its start and never cross one. */
+static void layout_tests(void)
+{
+	struct txw_cfg c = { .table = { 1 << 20, 0 }, .stride = 320,
+			     .per_unit = 4096 / 320, .unit_bytes = 4096 };
+	uint64_t i, a, prev = 0, crossing = 0, overlap = 0;
+
+	for (i = 0; i < 1000; i++) {
+		a = txw_rec(&c, 0, i);
+		crossing += (a % 4096) + c.stride > 4096;
+		overlap += i && a < prev + c.stride;
+		prev = a;
+	}
+	check(!crossing && !overlap && txw_rec(&c, 0, 12) == (1 << 20) + 4096 &&
+	      txw_rec(&c, 0, 13) == (1 << 20) + 4096 + 320,
+	      "aligned layout: 12 records of 320 bytes per unit, none across a unit, none overlapping");
+	c.per_unit = 0;
+	for (i = 0, crossing = 0; i < 1000; i++)
+		crossing += (txw_rec(&c, 0, i) % 4096) + c.stride > 4096;
+	check(crossing > 0 && txw_rec(&c, 0, 13) == (1 << 20) + 13 * 320,
+	      "back-to-back layout: %" PRIu64 " of 1000 records across a unit",
+	      crossing);
+}
+
 /* ---- ddsm-txbench on emulated nodes ---- */
 
 static void txbench_tests(const char *dir)
@@ -535,6 +562,10 @@ static void txbench_tests(const char *dir)
 	static const char *const y50[] = {
 		"-w", "ycsbt", "-n", "500", "-v", "64", "-r", "50", "-o",
 		"1500", "-t", "2", "--check", NULL
+	};
+	static const char *const y50_aligned[] = {
+		"-w", "ycsbt", "-n", "500", "-v", "256", "-r", "50", "-o",
+		"1500", "-t", "2", "--check", "--align", NULL
 	};
 	static const char *const y95[] = {
 		"-w", "ycsbt", "-n", "500", "-v", "256", "-r", "95", "-o",
@@ -563,6 +594,8 @@ static void txbench_tests(const char *dir)
 	emu_check(dir, "ddsm-txbench", sb,
 		  "ok - node0: serializability: ");
 	emu_check(dir, "ddsm-txbench", y50, "ok - node0: serializability: ");
+	emu_check(dir, "ddsm-txbench", y50_aligned,
+		  "ok - node0: serializability: ");
 	emu_check(dir, "ddsm-txbench", y95, "bench txbench-total wl=ycsbt");
 	/* Ends and totals; how long it took depends on the host's load. */
 	emu_check(dir, "ddsm-txbench", sb_timed,
@@ -641,6 +674,7 @@ int main(int argc, char **argv)
 	write_skew(true);
 	checker_tests(dir);
 	threads_test();
+	layout_tests();
 	txbench_tests(dir);
 	txn_destroy(a);
 	txn_destroy(b);

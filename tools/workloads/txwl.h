@@ -55,6 +55,11 @@ struct txw_cfg {
 	uint64_t records;	/* accounts, or keys */
 	uint64_t table[2];	/* global address of each table */
 	uint64_t stride;	/* bytes from a record to the next */
+	/*
+	 * When no record may cross a unit boundary: per_unit records at
+	 * the start of each unit of unit_bytes.  per_unit 0: back to back.
+	 */
+	uint64_t per_unit, unit_bytes;
 	uint32_t data_len;	/* bytes of a record's data */
 	uint64_t hot;		/* SmallBank: hot accounts, 0: none */
 	double hot_frac;
@@ -106,6 +111,9 @@ extern const struct txw txw_smallbank, txw_ycsbt;
 /* Global address of record @i of table @t. */
 static inline uint64_t txw_rec(const struct txw_cfg *c, int t, uint64_t i)
 {
+	if (c->per_unit)
+		return c->table[t] + i / c->per_unit * c->unit_bytes +
+		       i % c->per_unit * c->stride;
 	return c->table[t] + i * c->stride;
 }
 
