@@ -282,7 +282,6 @@ static void plan(void)
 		exit(2);
 	}
 	cfg.per_unit = o.align ? DSM_UNIT / cfg.stride : 0;
-	cfg.unit_bytes = DSM_UNIT;
 	L.tables = (uint64_t)o.wl->tables;
 	L.table_units = cfg.per_unit ?
 			(o.records + cfg.per_unit - 1) / cfg.per_unit :

@@ -531,7 +531,7 @@ static void threads_test(void)
 static void layout_tests(void)
 {
 	struct txw_cfg c = { .table = { 1 << 20, 0 }, .stride = 320,
-			     .per_unit = 4096 / 320, .unit_bytes = 4096 };
+			     .per_unit = 4096 / 320 };
 	uint64_t i, a, prev = 0, crossing = 0, overlap = 0;
 
 	for (i = 0; i < 1000; i++) {

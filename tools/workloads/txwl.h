@@ -39,6 +39,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <linux/ddsm.h>
 #include "hist.h"
 #include "txn.h"
 #include "zipf.h"
@@ -57,9 +58,9 @@ struct txw_cfg {
 	uint64_t stride;	/* bytes from a record to the next */
 	/*
 	 * When no record may cross a unit boundary: per_unit records at
-	 * the start of each unit of unit_bytes.  per_unit 0: back to back.
+	 * the start of each unit.  0: back to back.
 	 */
-	uint64_t per_unit, unit_bytes;
+	uint64_t per_unit;
 	uint32_t data_len;	/* bytes of a record's data */
 	uint64_t hot;		/* SmallBank: hot accounts, 0: none */
 	double hot_frac;
@@ -112,7 +113,7 @@ extern const struct txw txw_smallbank, txw_ycsbt;
 static inline uint64_t txw_rec(const struct txw_cfg *c, int t, uint64_t i)
 {
 	if (c->per_unit)
-		return c->table[t] + i / c->per_unit * c->unit_bytes +
+		return c->table[t] + i / c->per_unit * DDSM_UNIT_SIZE +
 		       i % c->per_unit * c->stride;
 	return c->table[t] + i * c->stride;
 }
