@@ -165,6 +165,7 @@ static int print_tx(struct ddsm *d, const char *dev)
 	C(read_retries);
 	C(reads_ahead);
 	C(read_batches);
+	C(readv_confirms);
 	C(validations_carried);
 	C(intends_sent);
 	C(fallbacks);

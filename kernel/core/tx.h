@@ -66,6 +66,7 @@ struct ddsm_txahead {
 	u32 seq;			/* of its request; 0: not asked */
 	u8 pos;				/* its place in a TX_READ_MANY */
 	bool lag;			/* tx_readv_lag_ms applies (txio.c) */
+	bool early;			/* read here before any request went */
 	struct page *page;		/* its data */
 };
 
@@ -159,6 +160,7 @@ struct ddsm_txs {
 	atomic64_t aborts[DDSM_TX_REASON_NR];
 	atomic64_t home_rollbacks, home_rollforwards, home_in_doubt;
 	atomic64_t fallbacks, reads_ahead, read_batches, validations_carried;
+	atomic64_t readv_confirms;
 };
 
 int ddsm_tx_init(struct ddsm_node *n);

@@ -512,18 +512,6 @@ static void part_at(u64 gaddr, u32 len, u32 done, struct ddsm_txpart *p)
 	p->last = (p->off + p->len - 1) >> DDSM_LINE_SHIFT;
 }
 
-/*
- * Is @p, at byte @done of its access, a second part homed elsewhere than
- * the first?  (An access spans two units at most.)  Such a part is read
- * from its home only once the first part's answer is in (confirm()).
- */
-static bool after_other_home(struct ddsm_node *n,
-			     const struct ddsm_txpart *p, u32 done)
-{
-	return done && ddsm_unit_home(&n->space, p->unit) !=
-		       ddsm_unit_home(&n->space, p->unit - 1);
-}
-
 /* Is @p, at byte @done of an access of @len, a first part (of two homes)? */
 static bool before_other_home(struct ddsm_node *n,
 			      const struct ddsm_txpart *p, u32 done, u32 len)
@@ -565,10 +553,11 @@ static void note_fp(struct ddsm_tx *t, u64 unit, u32 first, u32 last)
  * Lines [@first, @last] of @unit from a read READV sent ahead, into
  * t->reply: 0, the answer's errno, or -ENOENT when none covers them
  * (read them now).  A home that found the lines locked by a commit
- * (-EAGAIN) is asked again like any read.
+ * (-EAGAIN) is asked again like any read.  @early: they were read here
+ * before READV sent any request.
  */
 static int read_ahead(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
-		      u32 first, u32 last)
+		      u32 first, u32 last, bool *early)
 {
 	struct ddsm_txs *ts = n->tx;
 	struct ddsm_txahead *r = NULL;
@@ -589,6 +578,7 @@ static int read_ahead(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
 	spin_lock(&ts->lock);
 	ret = r->done ? r->err : t->doomed ? -ECANCELED : -ETIMEDOUT;
 	spin_unlock(&ts->lock);
+	*early = !ret && r->early;
 	if (!ret)
 		memcpy_page(t->reply, r->first << DDSM_LINE_SHIFT, r->page,
 			    r->first << DDSM_LINE_SHIFT,
@@ -598,16 +588,19 @@ static int read_ahead(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
 
 /*
  * Home reads, a line held by a commit asked again; 0 or why not.
- * @ahead: a read READV sent ahead may answer (confirm() must ask anew).
+ * @early: NULL, or a read READV sent ahead may answer, and this says
+ * whether it was read before READV sent any request.
  */
 static int read_unit(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
-		     u32 first, u32 last, bool ahead)
+		     u32 first, u32 last, bool *early)
 {
 	int tries = 0, ret = -ENOENT;
 
 	note_fp(t, unit, first, last);
-	if (ahead)
-		ret = read_ahead(n, t, unit, first, last);
+	if (early) {
+		*early = false;
+		ret = read_ahead(n, t, unit, first, last, early);
+	}
 	if (ret == -ENOENT)
 		ret = read_once(n, t, unit, first, last);
 	while (ret == -EAGAIN && ++tries < DDSM_TX_READ_TRIES) {
@@ -658,9 +651,9 @@ static u8 reason_of(int err)
  * the earlier home first (Validation follows every home's ACK), so asking
  * the earlier homes once more finds the tombstone (-ESTALE).  Without
  * this a doomed transaction could see a record half old, half new before
- * its abort.  "Later" is in time: do_read() asks the last part's home
- * only once every earlier part's answer is in, never from an answer
- * READV sent ahead, which a home may have given before the others.
+ * its abort.  "Earlier" is in time: a read on its own asks the last
+ * part's home only once every earlier part's answer is in.  READV asks
+ * all parts at once and confirms later (confirm_homes()).
  */
 static int confirm(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
 		   u32 len)
@@ -673,40 +666,73 @@ static int confirm(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
 
 	for (unit = ddsm_gaddr_unit(gaddr); unit < last && !ret; unit++) {
 		if (ddsm_unit_home(&n->space, unit) != home)
-			ret = read_unit(n, t, unit, line, line, false);
+			ret = read_unit(n, t, unit, line, line, NULL);
 		line = 0;
 	}
 	return ret;
 }
 
+/*
+ * Of a read across homes (@homes) whose parts at @early were read before
+ * READV sent any request, the homes to ask once more when all READV's
+ * answers are in.  The home read last in time needs no asking; which
+ * that is READV knows only when all but one were read early.
+ */
+static u64 homes_to_confirm(u64 homes, u64 early)
+{
+	if (hweight64(homes) < 2)
+		return 0;
+	return hweight64(homes & ~early) == 1 ? early : homes;
+}
+
+/* -ECANCELED, or @ret itself for a bad call; *@reason says why. */
+static int read_failed(struct ddsm_tx *t, int ret, u8 *reason)
+{
+	if (ret == -EINVAL || ret == -E2BIG || ret == -ENOMEM)
+		return ret;
+	*reason = t->doomed ? t->reason : reason_of(ret);
+	return -ECANCELED;
+}
+
+/*
+ * @again: NULL for a read on its own, which reads its parts in order and
+ * confirms them (confirm()); for READV's reads, which may be answered by
+ * what it sent ahead, the homes READV must ask once more
+ * (confirm_homes()) gather there.
+ */
 static int do_read(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
-		   u8 *buf, u32 len, u8 *reason)
+		   u8 *buf, u32 len, u64 *again, u8 *reason)
 {
 	struct ddsm_txpart part;
+	u64 homes = 0, early = 0;
 	u32 done = 0;
+	bool was_early = false;
 	int ret;
 
 	atomic64_inc(&n->tx->reads);
 	for (; done < len; done += part.len) {
+		u64 home;
 		u8 *p;
 
 		part_at(gaddr, len, done, &part);
+		home = BIT_ULL(ddsm_unit_home(&n->space, part.unit));
 		ret = read_unit(n, t, part.unit, part.first, part.last,
-				!after_other_home(n, &part, done));
-		if (ret == -EINVAL || ret == -E2BIG || ret == -ENOMEM)
-			return ret;
-		if (ret) {
-			*reason = t->doomed ? t->reason : reason_of(ret);
-			return -ECANCELED;
-		}
+				again ? &was_early : NULL);
+		if (ret)
+			return read_failed(t, ret, reason);
+		homes |= home;
+		if (was_early)
+			early |= home;
 		p = kmap_local_page(t->reply);
 		memcpy(buf + done, p + part.off, part.len);
 		kunmap_local(p);
 	}
-	ret = confirm(n, t, gaddr, len);
-	if (ret) {
-		*reason = t->doomed ? t->reason : reason_of(ret);
-		return -ECANCELED;
+	if (again) {
+		*again |= homes_to_confirm(homes, early);
+	} else {
+		ret = confirm(n, t, gaddr, len);
+		if (ret)
+			return read_failed(t, ret, reason);
 	}
 	own_writes(t, gaddr, buf, len);
 	return 0;
@@ -1038,14 +1064,15 @@ static void note_id(struct ddsm_node *n, const struct ddsm_txowed *o,
 }
 
 /*
- * Send READV's reads @ks (@nr of them) at @home: alone as a TX_READ, or
- * together as a TX_READ_MANY.  Their lines fit in one answer: ask_homes()
- * grouped them so.  Validations owed to @home ride along, even on one
- * read (a TX_READ_MANY of one) unless it is of more lines than an answer
- * carries.  A batch that cannot get its page goes one request at a time.
+ * Send READV's reads @ks (@nr of them, added to @count) at @home: alone
+ * as a TX_READ, or together as a TX_READ_MANY.  Their lines fit in one
+ * answer: ask_homes() grouped them so.  Validations owed to @home ride
+ * along, even on one read (a TX_READ_MANY of one) unless it is of more
+ * lines than an answer carries.  A batch that cannot get its page goes
+ * one request at a time.
  */
 static void ask(struct ddsm_node *n, struct ddsm_tx *t, u32 home,
-		const u32 *ks, u32 nr)
+		const u32 *ks, u32 nr, atomic64_t *count)
 {
 	struct ddsm_txahead *r0 = &t->ahead[ks[0]];
 	struct ddsm_txb_read rd[DDSM_TXB_MAX];
@@ -1066,7 +1093,7 @@ static void ask(struct ddsm_node *n, struct ddsm_tx *t, u32 home,
 		}
 		if (!req && nr > 1) {
 			for (i = 0; i < nr; i++)
-				ask(n, t, home, &ks[i], 1);
+				ask(n, t, home, &ks[i], 1, count);
 			return;
 		}
 	}
@@ -1097,7 +1124,7 @@ static void ask(struct ddsm_node *n, struct ddsm_tx *t, u32 home,
 		r->err = 0;
 	}
 	spin_unlock(&ts->lock);
-	atomic64_add(nr, &ts->reads_ahead);
+	atomic64_add(nr, count);
 	if (req ? send_to_home(n, t, DDSM_MSG_TX_READ_MANY, home, r0->unit, 0,
 			       req, len) :
 		  send_to_home(n, t, DDSM_MSG_TX_READ, home, r0->unit,
@@ -1114,16 +1141,19 @@ static void ask(struct ddsm_node *n, struct ddsm_tx *t, u32 home,
 }
 
 /*
- * Ask every home for READV's reads of its units (those with @lag as
- * given) in as few messages as fit: at most DDSM_TXB_MAX units and
+ * Ask every other home for READV's reads of its units (those with @lag
+ * as given) in as few messages as fit: at most DDSM_TXB_MAX units and
  * DDSM_TXB_MAX_LINES lines each; a read of more lines goes alone.
  */
 static void ask_homes(struct ddsm_node *n, struct ddsm_tx *t, u32 count,
 		      bool lag)
 {
+	atomic64_t *asked = &n->tx->reads_ahead;
 	u32 ks[DDSM_TXB_MAX], home, k, nr, lines;
 
 	for (home = 0; home < n->space.nr_nodes; home++) {
+		if (home == self(n))
+			continue;	/* read_early() read them */
 		nr = 0;
 		lines = 0;
 		for (k = 0; k < count; k++) {
@@ -1134,12 +1164,12 @@ static void ask_homes(struct ddsm_node *n, struct ddsm_tx *t, u32 count,
 			    ddsm_unit_home(&n->space, r->unit) != home)
 				continue;
 			if (l > DDSM_TXB_MAX_LINES) {
-				ask(n, t, home, &k, 1);
+				ask(n, t, home, &k, 1, asked);
 				continue;
 			}
 			if (nr == DDSM_TXB_MAX ||
 			    lines + l > DDSM_TXB_MAX_LINES) {
-				ask(n, t, home, ks, nr);
+				ask(n, t, home, ks, nr, asked);
 				nr = 0;
 				lines = 0;
 			}
@@ -1147,16 +1177,38 @@ static void ask_homes(struct ddsm_node *n, struct ddsm_tx *t, u32 count,
 			lines += l;
 		}
 		if (nr)
-			ask(n, t, home, ks, nr);
+			ask(n, t, home, ks, nr, asked);
 	}
+}
+
+/* Does [@gaddr, +@len) span units of two homes? */
+static bool across_homes(struct ddsm_node *n, u64 gaddr, u32 len)
+{
+	return ddsm_unit_home(&n->space, ddsm_gaddr_unit(gaddr)) !=
+	       ddsm_unit_home(&n->space, ddsm_gaddr_unit(gaddr + len - 1));
+}
+
+/*
+ * A part homed here of a read across homes, read before READV sends any
+ * request: the other parts are then read after it in time, and only
+ * this home needs confirming (homes_to_confirm()), which costs no
+ * message.  A read refused here is read again in its turn.
+ */
+static void read_early(struct ddsm_node *n, struct ddsm_tx *t,
+		       struct ddsm_txahead *r)
+{
+	touch(n, t, r->unit);
+	r->err = ddsm_txnode_read(n, txid_of(t), r->unit, r->first, r->last,
+				  r->page, r->first << DDSM_LINE_SHIFT, false);
+	r->early = !r->err;
 }
 
 /*
  * Send READV's reads of lines homed elsewhere to their homes at once,
  * one entry per unit (the parts of one unit merged), one message per
  * home (ask_homes()).  Lines homed here are read when their turn comes,
- * as are reads past DDSM_TX_READV_MAX units and the second part of a
- * read across homes (do_read() asks it anew).
+ * except the parts of reads across homes (read_early()); reads past
+ * DDSM_TX_READV_MAX units too.
  */
 static void send_ahead(struct ddsm_node *n, struct ddsm_tx *t,
 		       const struct ddsm_tx_iov *iov, u32 nr)
@@ -1166,15 +1218,16 @@ static void send_ahead(struct ddsm_node *n, struct ddsm_tx *t,
 	unsigned int lag_ms = min(READ_ONCE(tx_readv_lag_ms), 1000u);
 
 	for (i = 0; i < nr; i++) {
+		bool across = across_homes(n, iov[i].gaddr, iov[i].len);
 		struct ddsm_txpart p;
 		u32 done;
 
 		for (done = 0; done < iov[i].len; done += p.len) {
-			bool lag;
+			bool here, lag;
 
 			part_at(iov[i].gaddr, iov[i].len, done, &p);
-			if (ddsm_unit_home(&n->space, p.unit) == self(n) ||
-			    after_other_home(n, &p, done))
+			here = ddsm_unit_home(&n->space, p.unit) == self(n);
+			if (here && !across)
 				continue;
 			lag = lag_ms && before_other_home(n, &p, done,
 							  iov[i].len);
@@ -1192,6 +1245,7 @@ static void send_ahead(struct ddsm_node *n, struct ddsm_tx *t,
 				t->ahead[count].first = (u8)p.first;
 				t->ahead[count].last = (u8)p.last;
 				t->ahead[count].lag = lag;
+				t->ahead[count].early = here;
 				count++;
 			}
 		}
@@ -1202,12 +1256,16 @@ static void send_ahead(struct ddsm_node *n, struct ddsm_tx *t,
 			break;		/* the rest are read in turn */
 	}
 	count = k;
+	for (k = 0; k < count; k++)
+		if (t->ahead[k].early)
+			read_early(n, t, &t->ahead[k]);
 	t->ahead_until = jiffies + wait_ms() + msecs_to_jiffies(lag_ms);
 	/* Requests not asked yet must not look answered meanwhile. */
 	spin_lock(&ts->lock);
 	for (k = 0; k < count; k++) {
 		t->ahead[k].seq = 0;
-		t->ahead[k].done = false;
+		t->ahead[k].done = ddsm_unit_home(&n->space,
+						  t->ahead[k].unit) == self(n);
 	}
 	t->nahead = count;
 	spin_unlock(&ts->lock);
@@ -1233,10 +1291,88 @@ static void forget_ahead(struct ddsm_node *n, struct ddsm_tx *t)
 		ddsm_stash_put(&n->tx->stash, t->ahead[i].page);
 }
 
+/* The first part READV read at @home: its unit and first line. */
+static bool read_at(struct ddsm_node *n, const struct ddsm_tx_iov *iov,
+		    u32 nr, u32 home, u64 *unit, u8 *line)
+{
+	struct ddsm_txpart p;
+	u32 i, done;
+
+	for (i = 0; i < nr; i++)
+		for (done = 0; done < iov[i].len; done += p.len) {
+			part_at(iov[i].gaddr, iov[i].len, done, &p);
+			if (ddsm_unit_home(&n->space, p.unit) != home)
+				continue;
+			*unit = p.unit;
+			*line = (u8)p.first;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * READV's reads across homes made whole (confirm()'s argument): once
+ * every answer is in, each home in @homes is asked once more, the
+ * remote ones all at once, each for a line READV read there, so the
+ * filters gain nothing.  A commit seen half applied had doomed the
+ * transaction at the home that answered before it applied there, which
+ * now answers -ESTALE.  Homes past DDSM_TX_READV_MAX, or without a
+ * page, are asked one after the other.
+ */
+static int confirm_homes(struct ddsm_node *n, struct ddsm_tx *t,
+			 const struct ddsm_tx_iov *iov, u32 nr, u64 homes)
+{
+	struct ddsm_txs *ts = n->tx;
+	u32 home, k, count = 0;
+	bool early;
+	u64 unit;
+	u8 line;
+	int ret = 0;
+
+	forget_ahead(n, t);
+	for (home = 0; home < n->space.nr_nodes; home++) {
+		struct ddsm_txahead *r = &t->ahead[count];
+
+		if (home == self(n) || !(homes & BIT_ULL(home)) ||
+		    count == DDSM_TX_READV_MAX ||
+		    !read_at(n, iov, nr, home, &r->unit, &r->first))
+			continue;
+		r->page = ddsm_stash_get(&ts->stash);
+		if (!r->page)
+			continue;
+		r->last = r->first;
+		r->lag = false;
+		r->early = false;
+		homes &= ~BIT_ULL(home);
+		count++;
+	}
+	t->ahead_until = jiffies + wait_ms();
+	spin_lock(&ts->lock);
+	for (k = 0; k < count; k++) {
+		t->ahead[k].seq = 0;
+		t->ahead[k].done = false;
+	}
+	t->nahead = count;
+	spin_unlock(&ts->lock);
+	for (k = 0; k < count; k++)
+		ask(n, t, ddsm_unit_home(&n->space, t->ahead[k].unit), &k, 1,
+		    &ts->readv_confirms);
+	/* Here, and what did not go at once, after every answer too. */
+	for (home = 0; home < n->space.nr_nodes && !ret; home++)
+		if ((homes & BIT_ULL(home)) &&
+		    read_at(n, iov, nr, home, &unit, &line))
+			ret = read_unit(n, t, unit, line, line, NULL);
+	for (k = 0; k < count && !ret; k++)
+		ret = read_unit(n, t, t->ahead[k].unit, t->ahead[k].first,
+				t->ahead[k].first, &early);
+	return ret;
+}
+
 /*
  * Each read as READ would do it, in order, the remote ones answered by
- * what send_ahead() asked.  A fallback transaction pins what it reads,
- * in address order: it reads one after the other.
+ * what send_ahead() asked; reads across homes confirmed together at the
+ * end.  A fallback transaction pins what it reads, in address order: it
+ * reads one after the other.
  */
 long ddsm_txio_readv(struct ddsm_node *n, struct ddsm_txfile *f,
 		     struct ddsm_tx_readv_arg *a,
@@ -1245,6 +1381,8 @@ long ddsm_txio_readv(struct ddsm_node *n, struct ddsm_txfile *f,
 	struct ddsm_tx **tp = &f->tx;
 	u8 reason = DDSM_TX_COMMITTED;
 	u32 i, off = 0;
+	u64 again = 0;
+	bool ahead;
 	long ret = 0;
 
 	if (!*tp)
@@ -1256,12 +1394,18 @@ long ddsm_txio_readv(struct ddsm_node *n, struct ddsm_txfile *f,
 		ret = check_access(n, iov[i].gaddr, iov[i].len, false);
 	if (ret)
 		return ret;
-	if (!(*tp)->fallback && a->nr > 1)
+	ahead = !(*tp)->fallback && a->nr > 1;
+	if (ahead)
 		send_ahead(n, *tp, iov, a->nr);
 	for (i = 0; i < a->nr && !ret; i++) {
 		ret = do_read(n, *tp, iov[i].gaddr, buf + off, iov[i].len,
-			      &reason);
+			      ahead ? &again : NULL, &reason);
 		off += iov[i].len;
+	}
+	if (!ret && again) {
+		ret = confirm_homes(n, *tp, iov, a->nr, again);
+		if (ret)
+			ret = read_failed(*tp, ret, &reason);
 	}
 	forget_ahead(n, *tp);
 	if (ret == -ECANCELED)
@@ -1304,7 +1448,8 @@ long ddsm_txio_ioctl(struct ddsm_node *n, struct ddsm_txfile *f,
 		if (cmd == DDSM_IOC_TX_WRITE) {
 			ret = do_write(n, *tp, a->gaddr, buf, a->len);
 		} else {
-			ret = do_read(n, *tp, a->gaddr, buf, a->len, &reason);
+			ret = do_read(n, *tp, a->gaddr, buf, a->len, NULL,
+				      &reason);
 			if (ret == -ECANCELED)
 				abort_tx(n, tp, reason);
 		}
@@ -1362,5 +1507,6 @@ void ddsm_tx_status(struct ddsm_node *n, struct ddsm_tx_status *st)
 	st->home_pins = hs.pins;
 	st->reads_ahead = atomic64_read(&ts->reads_ahead);
 	st->read_batches = atomic64_read(&ts->read_batches);
+	st->readv_confirms = atomic64_read(&ts->readv_confirms);
 	st->validations_carried = atomic64_read(&ts->validations_carried);
 }

@@ -28,7 +28,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define DDSM_ABI_VERSION	10
+#define DDSM_ABI_VERSION	11
 #define DDSM_UNIT_SHIFT		12
 #define DDSM_UNIT_SIZE		(1ULL << DDSM_UNIT_SHIFT)
 #define DDSM_MAX_NODES		64
@@ -504,6 +504,9 @@ struct ddsm_tx_readv_arg {
  *		(ABI 9)
  * @validations_carried: commits' Validations that rode on a read request
  *		to their home instead of going alone (ABI 10)
+ * @readv_confirms: ... and reads DDSM_IOC_TX_READV sent again, once all
+ *		its answers were in, to homes of a read that spans two homes
+ *		(ABI 11)
  */
 struct ddsm_tx_status {
 	__u64 begins;
@@ -527,6 +530,7 @@ struct ddsm_tx_status {
 	__u64 reads_ahead;
 	__u64 read_batches;
 	__u64 validations_carried;
+	__u64 readv_confirms;
 };
 
 #define DDSM_IOC_MAGIC	0xDD

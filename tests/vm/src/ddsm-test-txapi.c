@@ -7,8 +7,10 @@
  * the same transaction: committed data, the transaction's own writes laid
  * over it, nothing of an aborted one; ranges of one unit (merged into one
  * request), ranges across a unit boundary, the last byte of a unit, a
- * range homed here; a buffer inside a live ddsm mapping; every malformed
- * argument refused with the documented errno, the transaction going on.
+ * range homed here; the confirmations of ranges across two homes, sent
+ * once all answers are in; a buffer inside a live ddsm mapping; every
+ * malformed argument refused with the documented errno, the transaction
+ * going on.
  *
  *   ddsm-test-txapi NODE NODES
  *
@@ -86,31 +88,33 @@ static int home_of(uint64_t gaddr)
 	return (int)q.home;
 }
 
-static uint64_t reads_ahead(void)
+static struct ddsm_tx_status tx_status(void)
 {
 	struct ddsm_tx_status st;
 
 	if (ddsm_tx_status(&d, &st) < 0)
 		tap_bail("tx status: %s", strerror(errno));
-	return st.reads_ahead;
+	return st;
+}
+
+static uint64_t reads_ahead(void)
+{
+	return tx_status().reads_ahead;
 }
 
 static uint64_t read_batches(void)
 {
-	struct ddsm_tx_status st;
-
-	if (ddsm_tx_status(&d, &st) < 0)
-		tap_bail("tx status: %s", strerror(errno));
-	return st.read_batches;
+	return tx_status().read_batches;
 }
 
 static uint64_t validations_carried(void)
 {
-	struct ddsm_tx_status st;
+	return tx_status().validations_carried;
+}
 
-	if (ddsm_tx_status(&d, &st) < 0)
-		tap_bail("tx status: %s", strerror(errno));
-	return st.validations_carried;
+static uint64_t readv_confirms(void)
+{
+	return tx_status().readv_confirms;
 }
 
 static void begin(void)
@@ -215,11 +219,7 @@ static uint64_t next_on(uint64_t g)
 	tap_bail("the region has too few units homed on node %d", home);
 }
 
-/*
- * What READV sends ahead: the distinct units of @iov homed elsewhere,
- * but not a range's second unit when its home is not the first's (that
- * part is asked after the first one's answer).
- */
+/* What READV sends ahead: the distinct units of @iov homed elsewhere. */
 static int remote_units(const struct ddsm_tx_iov *iov, int nr)
 {
 	uint64_t seen[2 * DDSM_TX_READV_MAX];
@@ -232,8 +232,7 @@ static int remote_units(const struct ddsm_tx_iov *iov, int nr)
 		for (; u <= last; u += 4096) {
 			for (k = 0; k < n && seen[k] != u; k++)
 				;
-			if (k < n || home_of(u) == (int)d.node_id ||
-			    (u != first && home_of(u) != home_of(first)))
+			if (k < n || home_of(u) == (int)d.node_id)
 				continue;
 			seen[n++] = u;
 		}
@@ -597,6 +596,50 @@ static void batched(uint64_t on1, uint64_t on2)
 }
 
 /*
+ * READV asks for both parts of a record across two homes at once, then,
+ * once every answer is in, asks again the homes that may have answered
+ * before a commit reached the other: both when neither is this node; only
+ * this node (no message) when a part is homed here, since READV read it
+ * before it sent any request.
+ */
+static void confirmed(uint64_t on1)
+{
+	static const char *const what[3] = {
+		"first part here", "neither part here", "second part here",
+	};
+	static const int want[3] = { 0, 2, 0 };
+	uint64_t g, rec[3] = { 0 }, before;
+	int c;
+
+	for (g = REGION; g + 8192 <= REGION_END; g += 4096) {
+		int a = home_of(g), b = home_of(g + 4096);
+
+		if (a == b)
+			continue;
+		c = !a ? 0 : b ? 1 : 2;
+		if (!rec[c])
+			rec[c] = g + 4096 - 64;
+	}
+	for (c = 0; c < 3; c++) {
+		const struct ddsm_tx_iov r[2] = {
+			{ .gaddr = on1 + 2048, .len = 64 },
+			{ .gaddr = rec[c], .len = 128 },
+		};
+
+		if (!rec[c])
+			tap_bail("no record across two homes with the %s",
+				 what[c]);
+		write_gen(r, 2, 1);
+		before = readv_confirms();
+		same_as_read(r, 2);
+		tap(readv_confirms() - before == (uint64_t)want[c],
+		    "readv of a record across homes %d and %d (%s): %llu confirmations sent (want %d)",
+		    home_of(rec[c]), home_of(rec[c] + 64), what[c],
+		    (unsigned long long)(readv_confirms() - before), want[c]);
+	}
+}
+
+/*
  * A commit's Validations to other homes ride on this node's next READV
  * requests to them (tx_validate_defer_us, raised here so that the READV
  * surely comes first): the READV reads the commit, whose lines the homes
@@ -697,6 +740,7 @@ int main(int argc, char **argv)
 		same_as_read(ranges + 1, 1);
 	}
 	batched(u1, u2);
+	confirmed(u1);
 	carried(u1, u2);
 	own_writes(u1, u2);
 	refusals(u1, flags);
