@@ -19,8 +19,9 @@
  *
  * (A), as kernel/core/txio.c sends them: one TX_READ and its answer per
  * unit read that another node homes (the parts of a unit merged), or one
- * TX_READ_MANY per such home; a record straddling two homes asks the
- * first home once more when the first is remote; at commit one
+ * TX_READ_MANY per such home; a record straddling two homes, neither of
+ * them this node, asks both once more when all answers are in (one
+ * request per home however many such records); at commit one
  * TX_INTEND, TX_ACK and TX_VALIDATE per remote home involved, read or
  * written.
  *
@@ -37,10 +38,11 @@
  * a 4 KiB page (default 2.54: ib_send_bw's message rate at 64 bytes over
  * its rate at 4352, busy-polled, in these guests; docs/transactions.md),
  * and --lines-cost times when it carries only the lines it needs
- * (default 1.0: 512 bytes go at the rate of 64 there).  Round trips in sequence per commit: (A) one for
- * the reads if any is remote, one per straddle confirmation, one for the
- * Intend round if any home is remote; (B) one for the reads that miss,
- * one for the Intend round, one more when its home must invalidate.
+ * (default 1.0: 512 bytes go at the rate of 64 there).  Round trips in
+ * sequence per commit: (A) one for the reads if any is remote, one for
+ * the straddle confirmations if any, one for the Intend round if any
+ * home is remote; (B) one for the reads that miss, one for the Intend
+ * round, one more when its home must invalidate.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -144,7 +146,7 @@ static void draw(struct tx *t, struct zipf *z, struct wl_rng *r)
 static void sim_a(int me, const struct tx *t, const struct units *s,
 		  struct tally *a)
 {
-	uint64_t involved = 0;
+	uint64_t involved = 0, confirm = 0;
 	int i, h, remote_reads = 0;
 
 	for (i = 0; i < s->n; i++) {
@@ -157,13 +159,18 @@ static void sim_a(int me, const struct tx *t, const struct units *s,
 	a->data += remote_reads;
 	a->rtts += remote_reads > 0;
 	for (i = 0; i < t->n; i++) {
-		uint64_t f = rec_first(t->key[i]), l = rec_last(t->key[i]);
+		int f = home_of(rec_first(t->key[i]));
+		int l = home_of(rec_last(t->key[i]));
 
-		if (home_of(f) != home_of(l) && home_of(f) != me) {
-			a->msgs += 2;
-			a->rtts++;
-		}
+		if (f != l && f != me && l != me)
+			confirm |= 1ULL << f | 1ULL << l;
 	}
+	for (h = 0; h < O->nodes; h++)
+		if (confirm & (1ULL << h)) {
+			a->msgs += 2;
+			a->data++;
+		}
+	a->rtts += confirm != 0;
 	involved &= ~(1ULL << me);
 	for (h = 0; h < O->nodes; h++)
 		if (involved & (1ULL << h)) {
