@@ -11,7 +11,10 @@ most; then how each backend moved over the boot (mean of the last half
 of the pairs over the first half), which tells a drift of the host,
 seen by both, from a slowdown of one backend's own.
 
-    bench_tx_pairs_report.py LOG COMMIT
+    bench_tx_pairs_report.py LOG [LOG...] COMMIT
+
+Several logs (boots of the same code) pool their pairs: the table numbers
+them boot.pair, the interval is over all of them, the trend is per boot.
 """
 import math
 import re
@@ -31,9 +34,8 @@ def t95(df):
     return T95[max(k for k in T95 if k <= df)]
 
 
-def main():
-    log, commit = sys.argv[1:3]
-    rate = {}
+def read_log(log, boot, rate):
+    """@log's pairs into @rate, keyed (boot, pair, backend); its wl."""
     wl = ''
     with open(log, errors='replace') as fh:
         for line in fh:
@@ -41,20 +43,48 @@ def main():
             if not m:
                 continue
             f = dict(FIELD.findall(m.group(2)))
-            rate[int(m.group(1)), f['backend']] = float(f['commits_per_s'])
+            rate[boot, int(m.group(1)), f['backend']] = \
+                float(f['commits_per_s'])
             wl = f['wl']
-    pairs = sorted({p for p, _ in rate
-                    if (p, 'occ') in rate and (p, 'hades') in rate})
-    print('HADES / OCC, %s, %d alternating pairs in one boot, commit %s\n'
-          % (wl, len(pairs), commit))
+    return wl
+
+
+def trend(rate, pairs):
+    """Each backend's mean over the last half of @pairs by the first."""
+    n = len(pairs)
+    h1, h2 = pairs[:n // 2], pairs[n - n // 2:]
+    for b in ('occ', 'hades'):
+        a1 = sum(rate[p + (b,)] for p in h1) / len(h1)
+        a2 = sum(rate[p + (b,)] for p in h2) / len(h2)
+        print('%s: %.0f commits/s in the first %d pairs, %.0f in the '
+              'last %d (%.2fx)' % (b, a1, len(h1), a2, len(h2), a2 / a1))
+
+
+def main():
+    if len(sys.argv) < 3:
+        print('usage: bench_tx_pairs_report.py LOG [LOG...] COMMIT',
+              file=sys.stderr)
+        return 2
+    files, commit = sys.argv[1:-1], sys.argv[-1]
+    rate = {}
+    wl = ''
+    for boot, log in enumerate(files, 1):
+        wl = read_log(log, boot, rate) or wl
+    pairs = sorted({(b, p) for b, p, _ in rate
+                    if (b, p, 'occ') in rate and (b, p, 'hades') in rate})
+    boots = len(files)
+    print('HADES / OCC, %s, %d alternating pairs in %s, commit %s\n'
+          % (wl, len(pairs),
+             'one boot' if boots == 1 else '%d boots' % boots, commit))
     print('| pair | OCC commits/s | HADES commits/s | HADES/OCC |')
     print('|---:|---:|---:|---:|')
     ratios = []
-    for p in pairs:
-        o, h = rate[p, 'occ'], rate[p, 'hades']
+    for b, p in pairs:
+        o, h = rate[b, p, 'occ'], rate[b, p, 'hades']
         r = h / o if o else 0.0
         ratios.append(r)
-        print('| %d | %.0f | %.0f | %.2fx |' % (p, o, h, r))
+        name = '%d' % p if boots == 1 else '%d.%d' % (b, p)
+        print('| %s | %.0f | %.0f | %.2fx |' % (name, o, h, r))
     logs = [math.log(r) for r in ratios if r > 0]
     if not logs:
         print('\nno complete pair')
@@ -70,13 +100,14 @@ def main():
     s = sorted(ratios)
     med = (s[(n - 1) // 2] + s[n // 2]) / 2
     print(line + '; median %.2fx, least %.2fx, most %.2fx' % (med, s[0], s[-1]))
-    if n >= 4:
-        h1, h2 = pairs[:n // 2], pairs[n - n // 2:]
-        for b in ('occ', 'hades'):
-            a1 = sum(rate[p, b] for p in h1) / len(h1)
-            a2 = sum(rate[p, b] for p in h2) / len(h2)
-            print('%s: %.0f commits/s in the first %d pairs, %.0f in the '
-                  'last %d (%.2fx)' % (b, a1, len(h1), a2, len(h2), a2 / a1))
+    print('pairs at 2.5x or more: %d of %d' % (sum(r >= 2.5 for r in ratios),
+                                               n))
+    for boot in range(1, boots + 1):
+        mine = [bp for bp in pairs if bp[0] == boot]
+        if len(mine) >= 4:
+            if boots > 1:
+                print('boot %d (%s):' % (boot, files[boot - 1]))
+            trend(rate, mine)
     return 0
 
 
