@@ -31,7 +31,7 @@
 #include "../pmem/dax.h"
 #include "../pmem/store.h"
 #include "../pmem/shadow.h"
-#include "../pmem/crc32c.h"
+#include "../lib/crc32c.h"
 
 /* The uapi names the on-media model values. */
 static_assert((int)DDSM_MODEL_EVENTUAL == (int)DDSM_PM_EVENTUAL);

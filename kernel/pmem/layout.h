@@ -86,8 +86,8 @@
 #ifndef DDSM_PMEM_LAYOUT_H
 #define DDSM_PMEM_LAYOUT_H
 
-#include "../proto/shim.h"
-#include "crc32c.h"
+#include "../lib/shim.h"
+#include "../lib/crc32c.h"
 
 #define DDSM_PM_BLOCK		4096U	/* alignment of every area */
 #define DDSM_PM_UNIT_SIZE	4096U	/* the only unit size of version 1 */

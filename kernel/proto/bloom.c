@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "bloom.h"
-#include "../pmem/crc32c.h"
+#include "../lib/crc32c.h"
 
 static u32 line_crc(u64 line)
 {

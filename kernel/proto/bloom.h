@@ -21,7 +21,7 @@
 #ifndef DDSM_PROTO_BLOOM_H
 #define DDSM_PROTO_BLOOM_H
 
-#include "shim.h"
+#include "../lib/shim.h"
 
 #define DDSM_BF_BITS		1024
 #define DDSM_BF_WR1_BITS	512

@@ -16,7 +16,7 @@
 #ifndef DDSM_PROTO_MSG_H
 #define DDSM_PROTO_MSG_H
 
-#include "shim.h"
+#include "../lib/shim.h"
 #include "space.h"
 
 enum ddsm_msg_type {

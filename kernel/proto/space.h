@@ -19,7 +19,7 @@
 #ifndef DDSM_PROTO_SPACE_H
 #define DDSM_PROTO_SPACE_H
 
-#include "shim.h"
+#include "../lib/shim.h"
 
 #define DDSM_PROTO_UNIT_SHIFT	12
 #define DDSM_PROTO_UNIT_SIZE	BIT_ULL(DDSM_PROTO_UNIT_SHIFT)

@@ -6,7 +6,7 @@ static u32 lines_of(const struct ddsm_txb_read *r)
 	return r->last - r->first + 1;
 }
 
-/* shim.h has no memchr_inv(). */
+/* lib/shim.h has no memchr_inv(). */
 static bool zeros(const u8 *p, u32 n)
 {
 	while (n--)

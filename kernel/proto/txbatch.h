@@ -23,7 +23,7 @@
 #ifndef DDSM_PROTO_TXBATCH_H
 #define DDSM_PROTO_TXBATCH_H
 
-#include "shim.h"
+#include "../lib/shim.h"
 #include "space.h"
 
 #define DDSM_TXB_SIZE		DDSM_PROTO_UNIT_SIZE

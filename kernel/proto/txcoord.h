@@ -21,7 +21,7 @@
 #ifndef DDSM_PROTO_TXCOORD_H
 #define DDSM_PROTO_TXCOORD_H
 
-#include "shim.h"
+#include "../lib/shim.h"
 #include "txid.h"
 
 #define DDSM_TXC_SQUASH_LIMIT	8

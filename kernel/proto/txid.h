@@ -11,7 +11,7 @@
 #ifndef DDSM_PROTO_TXID_H
 #define DDSM_PROTO_TXID_H
 
-#include "shim.h"
+#include "../lib/shim.h"
 
 struct ddsm_txid {
 	u16 node;

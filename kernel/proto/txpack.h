@@ -18,7 +18,7 @@
 #ifndef DDSM_PROTO_TXPACK_H
 #define DDSM_PROTO_TXPACK_H
 
-#include "shim.h"
+#include "../lib/shim.h"
 #include "space.h"
 #include "txhome.h"
 

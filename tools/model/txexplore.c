@@ -29,7 +29,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "ddsm_user_shim.h"
+#include "shim.h"
 #include "txhome.h"
 #include "txcoord.h"
 

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * User-space stand-in for the few kernel facilities kernel/proto/ uses,
- * so its sources compile unchanged into tools (the model checker, tests).
+ * User-space stand-in for the few kernel facilities the pure sources
+ * (kernel/proto, kernel/lib) use, so they compile unchanged into tools
+ * (the model checker).  Included only through shim.h outside the kernel.
  */
-#ifndef DDSM_USER_SHIM_H
-#define DDSM_USER_SHIM_H
+#ifndef DDSM_LIB_SHIM_USER_H
+#define DDSM_LIB_SHIM_USER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -35,4 +36,4 @@ typedef uint64_t __le64;
 #define U64_MAX UINT64_MAX
 #define hweight64(x) ((unsigned int)__builtin_popcountll(x))
 
-#endif /* DDSM_USER_SHIM_H */
+#endif /* DDSM_LIB_SHIM_USER_H */
