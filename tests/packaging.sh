@@ -211,7 +211,7 @@ check "man ddsm_open (a link page) shows libddsm(3)" \
 	bash -c "LC_ALL=C MANWIDTH=80 man -M '$x/usr/share/man' 3 ddsm_open 2>/dev/null | grep -q '^LIBDDSM(3)'"
 check "libddsm(3) has all $(wc -w <<<"$funcs") functions of libddsm.h${missing:+ (missing:$missing)}" test -z "$missing"
 
-params=$(sed -n 's/^module_param\(_cb\|_named\)\?(\([a-z_]*\),.*/\2/p' "$ROOT/kernel/core/main.c" | sort -u)
+params=$(sed -n 's/^module_param\(_cb\|_named\)\?(\([a-z_]*\),.*/\2/p' "$ROOT/kernel/node/params.c" | sort -u)
 dev4=$(render man4/ddsm.4)
 ex=$x/usr/share/doc/ddsm-tools/examples
 m4= mp= cf=

@@ -10,7 +10,7 @@
 #include <linux/mm.h>
 #include <linux/pfn_t.h>
 #include "mm.h"
-#include "../core/ddsm.h"
+#include "../node/node.h"
 
 static vm_fault_t ddsm_vm_fault(struct vm_fault *vmf)
 {

@@ -5,7 +5,7 @@
 #include <linux/wait.h>
 #include <linux/bitops.h>
 #include "mm.h"
-#include "../core/ddsm.h"
+#include "../node/node.h"
 
 /*
  * Frames come from zeroed chunks of 2^FRAME_CHUNK_ORDER pages, split into

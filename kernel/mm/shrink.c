@@ -11,7 +11,7 @@
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #include "mm.h"
-#include "../core/ddsm.h"
+#include "../node/node.h"
 
 #ifdef DDSM_HAVE_SHRINKER_ALLOC		/* 6.7 and later */
 static struct ddsm_node *shrinker_node(struct shrinker *s)

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite ddsm_ioctl_check: validation of ioctl and mmap arguments
- * (kernel/core/ioctl_check.c), every rejected case and the accepted ones.
+ * (kernel/node/ioctl_check.c), every rejected case and the accepted ones.
  */
 #include <kunit/test.h>
 #include <linux/limits.h>
 #include <linux/module.h>
 #include <linux/string.h>
 
-#include "../../kernel/core/ioctl_check.h"
+#include "../../kernel/node/ioctl_check.h"
 
 #define UNIT	DDSM_PROTO_UNIT_SIZE
 #define NODES	3

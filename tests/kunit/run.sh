@@ -5,7 +5,7 @@
 #
 # The pure sources (kernel/lib/*.[ch], kernel/proto/*.[ch],
 # kernel/pmem/*.[ch] but dax.[ch],
-# kernel/core/ioctl_check.[ch], the UAPI header) and the suites
+# kernel/node/ioctl_check.[ch], the UAPI header) and the suites
 # (tests/kunit/*_test.c) are copied into drivers/misc/ddsm_kunit/ of an
 # extracted kernel tree, which gets a Kconfig and a Makefile that pick every
 # file up by wildcard; kunit.py then builds and boots a UML kernel.
@@ -129,7 +129,7 @@ cd "$REPO"
 for f in kernel/lib/*.c kernel/lib/*.h \
 	 kernel/proto/*.c kernel/proto/*.h \
 	 kernel/pmem/*.c kernel/pmem/*.h \
-	 kernel/core/ioctl_check.c kernel/core/ioctl_check.h \
+	 kernel/node/ioctl_check.c kernel/node/ioctl_check.h \
 	 kernel/net/wire.c kernel/net/wire.h kernel/net/rdma_credit.h \
 	 include/uapi/linux/ddsm.h \
 	 tests/kunit/*_test.c tests/kunit/*.h; do
@@ -138,7 +138,7 @@ for f in kernel/lib/*.c kernel/lib/*.h \
 	copy_file "$f"
 done
 shopt -u nullglob
-[[ -n ${wanted[kernel/core/ioctl_check.c]:-} ]] || die "kernel/core/ioctl_check.c missing"
+[[ -n ${wanted[kernel/node/ioctl_check.c]:-} ]] || die "kernel/node/ioctl_check.c missing"
 
 # Drop copies whose original is gone (a removed or renamed suite).
 mkdir -p "$DEST"
@@ -172,7 +172,7 @@ ccflags-y += -I$(ddsm_dir)/include
 ddsm_srcs := $(sort $(wildcard $(ddsm_dir)/kernel/lib/*.c)) \
 	     $(sort $(wildcard $(ddsm_dir)/kernel/proto/*.c)) \
 	     $(sort $(wildcard $(ddsm_dir)/kernel/pmem/*.c)) \
-	     $(ddsm_dir)/kernel/core/ioctl_check.c \
+	     $(ddsm_dir)/kernel/node/ioctl_check.c \
 	     $(ddsm_dir)/kernel/net/wire.c \
 	     $(sort $(wildcard $(ddsm_dir)/tests/kunit/*_test.c))
 

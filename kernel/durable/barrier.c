@@ -23,7 +23,7 @@
 #define pr_fmt(fmt) "ddsm: " fmt
 
 #include <linux/slab.h>
-#include "ddsm.h"
+#include "../node/node.h"
 
 /*
  * Work for the home's persist pass: a PERSIST to answer, or a grant that

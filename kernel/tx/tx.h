@@ -13,8 +13,8 @@
  * transactional lines, so a read's filter insert and its data copy are
  * one step, and so is a Validation's apply with the lock release.
  */
-#ifndef DDSM_CORE_TX_H
-#define DDSM_CORE_TX_H
+#ifndef DDSM_TX_H
+#define DDSM_TX_H
 
 #include <linux/hrtimer.h>
 #include <linux/mutex.h>
@@ -219,4 +219,4 @@ long ddsm_txio_readv(struct ddsm_node *n, struct ddsm_txfile *f,
 void ddsm_txio_release(struct ddsm_node *n, struct ddsm_txfile *f);
 void ddsm_tx_status(struct ddsm_node *n, struct ddsm_tx_status *st);
 
-#endif /* DDSM_CORE_TX_H */
+#endif /* DDSM_TX_H */

@@ -11,7 +11,7 @@
 #include <linux/printk.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
-#include "ddsm.h"
+#include "../node/node.h"
 #include "tx.h"
 #include "../proto/txbatch.h"
 #include "../proto/txpack.h"

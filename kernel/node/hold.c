@@ -15,7 +15,7 @@
 #define pr_fmt(fmt) "ddsm: " fmt
 #include <linux/jiffies.h>
 #include <linux/printk.h>
-#include "ddsm.h"
+#include "node.h"
 
 static void release_now(struct ddsm_node *n, u64 unit, u32 seq, bool expired)
 {

@@ -7,8 +7,8 @@
  * without being cleared: whoever takes one writes what they send, and
  * never sends or shows bytes they did not write.
  */
-#ifndef DDSM_CORE_PAGESTASH_H
-#define DDSM_CORE_PAGESTASH_H
+#ifndef DDSM_TX_PAGESTASH_H
+#define DDSM_TX_PAGESTASH_H
 
 #include <linux/gfp.h>
 #include <linux/spinlock.h>
@@ -29,4 +29,4 @@ void ddsm_stash_put(struct ddsm_pagestash *s, struct page *page);
 /* Free every page: nothing takes one any more. */
 void ddsm_stash_drain(struct ddsm_pagestash *s);
 
-#endif /* DDSM_CORE_PAGESTASH_H */
+#endif /* DDSM_TX_PAGESTASH_H */

@@ -10,8 +10,8 @@
 #include <linux/inet.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
-#include "ddsm.h"
-#include "tx.h"
+#include "node.h"
+#include "../tx/tx.h"
 
 #define DDSM_DIR_WAIT_SLOTS	4096
 

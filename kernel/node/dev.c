@@ -12,9 +12,9 @@
 #include <linux/capability.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include "ddsm.h"
+#include "node.h"
 #include "ioctl_check.h"
-#include "tx.h"
+#include "../tx/tx.h"
 
 /* An open file: its node, and its transaction (one at a time). */
 struct ddsm_file {

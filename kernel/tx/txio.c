@@ -21,7 +21,7 @@
 #include <linux/sort.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
-#include "ddsm.h"
+#include "../node/node.h"
 #include "tx.h"
 #include "../proto/txbatch.h"
 #include "../proto/txpack.h"

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * One ddsm node: the pieces core/ wires together.  The protocol state
- * (directory and cache) lives in kernel/proto, frames and PTEs in
- * kernel/mm, bytes on the wire in kernel/net.
+ * One ddsm node, the spine: the pieces node/ wires together.  The
+ * protocol state (directory and cache) lives in kernel/proto, frames and
+ * PTEs in kernel/mm, bytes on the wire in kernel/net; HADES transactions
+ * (kernel/tx, tx.h) and MINOS persistency (kernel/durable, durable.h) are
+ * wings the node calls, which call back only through the send and action
+ * interface below (send.c).
  *
  * Locking:
  *  - rx_lock serialises the receive path: every message, in arrival
@@ -18,8 +21,8 @@
  *    The fault path never takes rx_lock; it waits for the receive path
  *    only through wait queues with a timeout, never under a lock.
  */
-#ifndef DDSM_CORE_DDSM_H
-#define DDSM_CORE_DDSM_H
+#ifndef DDSM_NODE_H
+#define DDSM_NODE_H
 
 #include <linux/atomic.h>
 #include <linux/list.h>
@@ -39,7 +42,7 @@
 #include "../proto/cache.h"
 #include "../net/transport.h"
 #include "../mm/mm.h"
-#include "persist.h"
+#include "../durable/durable.h"
 
 #define DDSM_CL_LOCKS	256	/* hashed cache-line locks and wait queues */
 #define DDSM_MAX_SIZE	(64ULL << 30)
@@ -103,21 +106,6 @@ struct ddsm_stats {
 	atomic64_t drops[DDSM_MSG_VERDICT_NR];
 };
 
-/* The Scope barrier (barrier.c): one at a time; PERSISTs served here. */
-struct ddsm_barrier {
-	struct mutex run;		/* one barrier of this node at a time */
-	u32 seq;			/* the running barrier's, in its messages */
-	atomic_t pending;		/* PERSIST_ACKs it still waits for */
-	int err;			/* first failure a home reported */
-	u64 homes;			/* nodes the running barrier asked */
-	bool home_died;			/* ... one of which went down */
-	wait_queue_head_t wait;
-	spinlock_t lock;		/* reqs, stopping */
-	struct list_head reqs;		/* PERSISTs from peers, to serve */
-	struct work_struct work;
-	bool stopping;			/* unbuild: queue nothing more */
-};
-
 /* Per peer (rejoin.c): when the window for its return closes. */
 struct ddsm_rejoin {
 	struct delayed_work work;
@@ -144,42 +132,6 @@ struct ddsm_holds {
 	bool stopping;		/* unbuild: the timer is not armed again */
 };
 
-#define DDSM_REPLICA_BATCH	64	/* replica images persisted per call */
-
-/* Backup homes (replica.c), with nr_backups = 1. */
-struct ddsm_replica {
-	spinlock_t lock;	/* in, the sync and ack state below */
-	/* Home side: images sent to the backup (seq under p->lock). */
-	u32 sent;		/* seq of the last REPLICA/REPLICA_SYNC sent */
-	u32 acked;		/* highest seq the backup acknowledged */
-	u32 sync_seq;		/* the REPLICA_SYNC a resync waits for */
-	bool sync_pending;
-	bool synced;		/* the backup holds every image made here */
-	bool was_synced;	/* ... at some point: a degradation is news */
-	bool degraded;		/* promises are home-only (waits skip) */
-	wait_queue_head_t wait;	/* durability promises waiting for ACKs */
-	struct work_struct resync;
-	unsigned long resync_end;	/* jiffies when the last one ended */
-	bool resyncing;
-	struct delayed_work watch;	/* resync again if one got lost */
-	/* Backup side: images of the predecessor's units to persist. */
-	struct list_head in;
-	struct work_struct work;
-	bool pred_synced;	/* its resync is through in this incarnation */
-	bool pred_synced_down;	/* ... when it last went down */
-	/* Failover (under rx_lock unless said otherwise). */
-	struct mutex takeover_lock;
-	struct work_struct takeover;
-	bool took_over;		/* we serve the predecessor's units */
-	bool holding;		/* ... not yet: handover in progress */
-	u64 copies_wait;	/* nodes whose COPIES_DONE is still due */
-	struct delayed_work holding_work;
-	bool home_open;		/* our backup said we were not taken over */
-	bool stopping;
-	atomic64_t bytes, nr_sent, nr_acked, nr_recv;
-	atomic64_t nr_degraded, nr_resyncs, nr_failovers;
-};
-
 struct ddsm_persist;
 struct ddsm_txs;
 
@@ -197,7 +149,7 @@ struct ddsm_node {
 	struct ddsm_frames frames;
 	struct shrinker *shrinker;	/* mm/shrink.c */
 	struct ddsm_transport *tp;
-	struct ddsm_persist *persist;	/* core/persist.c, or NULL */
+	struct ddsm_persist *persist;	/* durable/persist.c, or NULL */
 	struct ddsm_barrier barrier;
 	struct ddsm_replica replica;
 	struct ddsm_txs *tx;		/* HADES transactions (tx.h) */
@@ -228,11 +180,6 @@ struct ddsm_node {
 	struct miscdevice misc;
 };
 
-/* core/main.c: the fault_timeout_ms parameter, as it is now. */
-unsigned int ddsm_fault_timeout_ms(void);
-/* core/main.c: the grace_us parameter, as it is now. */
-unsigned int ddsm_grace_us(void);
-
 static inline unsigned int ddsm_cl_hash(u64 unit)
 {
 	return (unsigned int)(unit % DDSM_CL_LOCKS);
@@ -248,15 +195,23 @@ static inline wait_queue_head_t *ddsm_cl_wait(struct ddsm_node *n, u64 unit)
 	return &n->cl_waits[ddsm_cl_hash(unit)];
 }
 
-/* core/access.c: the fault path, and eviction (CLOCK, the shrinker). */
+/* params.c: the fault_timeout_ms parameter, as it is now. */
+unsigned int ddsm_fault_timeout_ms(void);
+/* params.c: the grace_us parameter, as it is now. */
+unsigned int ddsm_grace_us(void);
+
+/* access.c: the fault path, and eviction (CLOCK, the shrinker). */
 /* @for_room: counted in stats.evictions (cache_frames, the shrinker). */
 bool ddsm_evict(struct ddsm_node *n, u64 unit, bool nowait, bool for_room);
 vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 		       bool write, bool mkwrite);
 
-/* core/rx.c: the receive path and action execution. */
+/* rx.c: the receive path, and peers coming and going. */
 void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
 	     struct page *data, u32 data_len);
+void ddsm_peer_event(void *ctx, u32 node, bool up);
+
+/* send.c: sending and the action runner, what the wings call back. */
 /*
  * Encode and send @m with @data (a page the transport takes a reference
  * on, or NULL), all of it: -ENOTCONN before the transport exists, else
@@ -269,15 +224,21 @@ int ddsm_send_msg_part(struct ddsm_node *n, const struct ddsm_msg *m,
 		       struct page *data, u32 off, u32 len);
 int ddsm_run_actions(struct ddsm_node *n, struct ddsm_actions *acts,
 		     struct page *data);
-void ddsm_peer_event(void *ctx, u32 node, bool up);
+/*
+ * The STOREs of @acts now, with @data, under the caller's line lock: a
+ * fault that takes the lock next must find the bytes in the frame.  They
+ * are dropped from what ddsm_run_actions() will do.
+ */
+void ddsm_run_stores(struct ddsm_node *n, struct ddsm_actions *acts,
+		     struct page *data);
 
-/* core/rejoin.c: a peer declared dead that comes back with its data. */
+/* rejoin.c: a peer declared dead that comes back with its data. */
 void ddsm_rejoin_init(struct ddsm_node *n);
 void ddsm_rejoin_stop(struct ddsm_node *n);
 void ddsm_rejoin_down(struct ddsm_node *n, u32 node);
 void ddsm_rejoin_up(struct ddsm_node *n, u32 node);
 
-/* core/hold.c: lines held for the access that waited for them. */
+/* hold.c: lines held for the access that waited for them. */
 void ddsm_holds_init(struct ddsm_node *n);
 /* Before the transport goes: the timer, which sends UNLOCKs, is stopped. */
 void ddsm_holds_quiesce(struct ddsm_node *n);
@@ -287,59 +248,19 @@ void ddsm_hold_done(struct ddsm_node *n, u64 unit, struct ddsm_actions *acts);
 void ddsm_hold_for_write(struct ddsm_node *n, u64 unit,
 			 struct ddsm_actions *acts);
 
-/* core/barrier.c: the Scope barrier and the PERSIST messages. */
-void ddsm_barrier_init(struct ddsm_node *n);
-/*
- * Before the transport goes: queue no more persist work and wait for the
- * worker, which sends through the transport.
- */
-void ddsm_barrier_quiesce(struct ddsm_node *n);
-/* After it: free what was queued and never served. */
-void ddsm_barrier_stop(struct ddsm_node *n);
-/* A new build (ddsm_node_build) takes persist work again. */
-void ddsm_barrier_resume(struct ddsm_node *n);
-void ddsm_barrier_rx(struct ddsm_node *n, const struct ddsm_msg *m);
-/* @node went down: a barrier waiting for its answer fails at once. */
-void ddsm_barrier_peer_down(struct ddsm_node *n, u32 node);
-/* Send @m once its unit's home image is durable (DDSM_ACT_SEND_DURABLE). */
-void ddsm_send_durable(struct ddsm_node *n, const struct ddsm_msg *m);
-/* What this node wrote in [gaddr, gaddr + len) durable at its homes. */
-int ddsm_barrier(struct ddsm_node *n, u64 gaddr, u64 len, u32 flags);
-
-/* core/replica.c: backup homes (docs/persistency.md). */
-void ddsm_replica_init(struct ddsm_node *n);
-void ddsm_replica_start(struct ddsm_node *n);
-void ddsm_replica_run(struct ddsm_node *n);
-void ddsm_replica_quiesce(struct ddsm_node *n);
-void ddsm_replica_stop(struct ddsm_node *n);
-/* Send @img (unit @unit, durable here with @ts) to the backup; p->lock. */
-int ddsm_replica_send(struct ddsm_node *n, u64 unit, u64 ts, const void *img);
-void ddsm_replica_send_sync(struct ddsm_node *n);
-/* Every image sent so far: read under p->lock, wait for it outside. */
-u32 ddsm_replica_ticket(struct ddsm_node *n);
-void ddsm_replica_wait(struct ddsm_node *n, u32 ticket);
-void ddsm_replica_rx(struct ddsm_node *n, const struct ddsm_msg *m,
-		     struct page *data);
-void ddsm_replica_peer(struct ddsm_node *n, u32 node, bool up);
-/* Refuse (EAGAIN) a request for a unit of ours before the backup spoke. */
-bool ddsm_replica_gated(struct ddsm_node *n, const struct ddsm_msg *m);
-bool ddsm_replica_expecting(struct ddsm_node *n, u32 node);
-bool ddsm_replica_takeover(struct ddsm_node *n);
-void ddsm_replica_status(struct ddsm_node *n, struct ddsm_pmem_status *s);
-
-/* core/key.c */
+/* key.c */
 int ddsm_key_load(struct ddsm_params *p, const char *path);
 void ddsm_key_free(struct ddsm_params *p);
 
-/* core/config.c */
+/* config.c */
 int ddsm_parse_nodes(const char *list, u16 port, struct sockaddr_in *addrs);
 int ddsm_node_build(struct ddsm_node *n, u32 nr_nodes, u32 self,
 		    const struct sockaddr_in *addrs);
 void ddsm_node_unbuild(struct ddsm_node *n);
 int ddsm_reconfigure(struct ddsm_node *n, u32 self, const char *list);
 
-/* core/dev.c */
+/* dev.c */
 int ddsm_dev_register(struct ddsm_node *n, umode_t mode);
 void ddsm_dev_unregister(struct ddsm_node *n);
 
-#endif /* DDSM_CORE_DDSM_H */
+#endif /* DDSM_NODE_H */

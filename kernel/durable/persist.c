@@ -26,8 +26,8 @@
 #include <linux/highmem.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
-#include "ddsm.h"
-#include "persist.h"
+#include "../node/node.h"
+#include "durable.h"
 #include "../pmem/dax.h"
 #include "../pmem/store.h"
 #include "../pmem/shadow.h"

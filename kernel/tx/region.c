@@ -7,7 +7,7 @@
  * memory, declared the same way on every node.
  */
 #include <linux/printk.h>
-#include "ddsm.h"
+#include "../node/node.h"
 #include "tx.h"
 
 static bool overlap(u64 a, u64 alen, u64 b, u64 blen)

@@ -18,7 +18,7 @@
 
 #include <linux/jiffies.h>
 #include <linux/sched.h>
-#include "ddsm.h"
+#include "node.h"
 
 static void rejoin_close(struct work_struct *work)
 {

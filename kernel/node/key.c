@@ -10,7 +10,7 @@
 #include <linux/vmalloc.h>
 #include <linux/string.h>
 #include <linux/printk.h>
-#include "ddsm.h"
+#include "node.h"
 #include "../net/auth.h"
 
 /* A key shorter than this is refused: it would be guessable. */

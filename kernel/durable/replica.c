@@ -38,8 +38,8 @@
 
 #include <linux/slab.h>
 #include <linux/highmem.h>
-#include "ddsm.h"
-#include "trace.h"
+#include "../node/node.h"
+#include "../node/trace.h"
 #include "../proto/dir.h"
 
 /* A REPLICA or REPLICA_SYNC waiting for the backup's worker. */

@@ -3,8 +3,8 @@
  * Validation of ioctl and mmap arguments, kept free of VFS and mm types so
  * that KUnit can drive every rejected case directly.
  */
-#ifndef DDSM_CORE_IOCTL_CHECK_H
-#define DDSM_CORE_IOCTL_CHECK_H
+#ifndef DDSM_NODE_IOCTL_CHECK_H
+#define DDSM_NODE_IOCTL_CHECK_H
 
 #include <linux/types.h>
 #include <uapi/linux/ddsm.h>
@@ -28,4 +28,4 @@ int ddsm_check_region_arg(const struct ddsm_region_arg *a,
 int ddsm_check_mmap_arg(const struct ddsm_space *s, bool shared, bool exec,
 			u64 off, u64 len);
 
-#endif /* DDSM_CORE_IOCTL_CHECK_H */
+#endif /* DDSM_NODE_IOCTL_CHECK_H */

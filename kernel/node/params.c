@@ -1,27 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ddsm: one coherent, globally addressed memory over a cluster.
- *
- * Loaded with no parameters, ddsm is a working one-node DSM: every unit is
- * homed here and the protocol runs over the loopback transport, through
- * the same fault, directory and cache code the cluster uses.
+ * The module's parameters: what a user may set at load (and, for a few,
+ * at run time), checked here, and handed to the node as struct
+ * ddsm_params (node.h).  Nothing else of the module reads them directly.
  */
 #define pr_fmt(fmt) "ddsm: " fmt
 
-#include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/slab.h>
-#include <linux/mm.h>
-#include <linux/mount.h>
-#include <linux/pseudo_fs.h>
-#include <linux/fs.h>
 #include <linux/string.h>
-#include <linux/debugfs.h>
-#include "ddsm.h"
-#include "tx.h"
+#include "node.h"
+#include "params.h"
 #include "../pmem/layout.h"
-
-#define DDSM_FS_MAGIC		0x6464736d	/* "ddsm" */
 
 static unsigned long long size = 256ULL << 20;
 static ushort mode = 0600;
@@ -171,86 +160,9 @@ module_param_named(rt_delivery, ddsm_rt_delivery, bool, 0444);
 MODULE_PARM_DESC(rt_delivery, "Deliver messages from SCHED_FIFO threads (default on; off: nice -20)");
 MODULE_PARM_DESC(inject, "Test only: debugfs ddsm/inject sends malformed messages (default off)");
 
-static struct vfsmount *ddsm_mnt;
-static struct dentry *ddsm_debugfs;
-static int ddsm_mnt_count;
-static struct ddsm_node *ddsm_node;
-
-static int ddsm_fs_init_fs_context(struct fs_context *fc)
+/* Refused before anything is allocated: a load that cannot work. */
+int ddsm_params_check(void)
 {
-	return init_pseudo(fc, DDSM_FS_MAGIC) ? 0 : -ENOMEM;
-}
-
-/*
- * Never registered and with no owner: it only gives the module one inode
- * whose address_space all mappings share, and must not pin the module.
- */
-static struct file_system_type ddsm_fs_type = {
-	.name = "ddsm",
-	.init_fs_context = ddsm_fs_init_fs_context,
-	.kill_sb = kill_anon_super,
-};
-
-static int ddsm_mapping_init(struct ddsm_node *n)
-{
-	int ret;
-
-	ret = simple_pin_fs(&ddsm_fs_type, &ddsm_mnt, &ddsm_mnt_count);
-	if (ret)
-		return ret;
-	n->inode = alloc_anon_inode(ddsm_mnt->mnt_sb);
-	if (IS_ERR(n->inode)) {
-		ret = PTR_ERR(n->inode);
-		n->inode = NULL;
-		simple_release_fs(&ddsm_mnt, &ddsm_mnt_count);
-		return ret;
-	}
-	n->mapping = n->inode->i_mapping;
-	return 0;
-}
-
-static void ddsm_mapping_exit(struct ddsm_node *n)
-{
-	if (!n->inode)
-		return;
-	iput(n->inode);
-	simple_release_fs(&ddsm_mnt, &ddsm_mnt_count);
-}
-
-static int parse_policy(const char *s, enum ddsm_home_policy *p)
-{
-	if (sysfs_streq(s, "interleave"))
-		*p = DDSM_HOME_INTERLEAVE;
-	else if (sysfs_streq(s, "range"))
-		*p = DDSM_HOME_RANGE;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-static void ddsm_node_init_locks(struct ddsm_node *n)
-{
-	int i;
-
-	mutex_init(&n->rx_lock);
-	init_waitqueue_head(&n->peer_wait);
-	init_rwsem(&n->cfg_sem);
-	ddsm_holds_init(n);
-	ddsm_rejoin_init(n);
-	ddsm_barrier_init(n);
-	ddsm_replica_init(n);
-	for (i = 0; i < DDSM_CL_LOCKS; i++) {
-		mutex_init(&n->cl_locks[i]);
-		init_waitqueue_head(&n->cl_waits[i]);
-	}
-}
-
-static int __init ddsm_init(void)
-{
-	struct sockaddr_in *addrs;
-	struct ddsm_node *n;
-	int nr, ret;
-
 	if (mode & ~0777) {
 		pr_err("mode=%#o: only permission bits are allowed\n", mode);
 		return -EINVAL;
@@ -269,122 +181,56 @@ static int __init ddsm_init(void)
 		pr_err("pmem_flush_ms=%u: must be 1..3600000\n", pmem_flush_ms);
 		return -EINVAL;
 	}
-	n = kzalloc(sizeof(*n), GFP_KERNEL);
-	addrs = kcalloc(DDSM_MAX_NODES, sizeof(*addrs), GFP_KERNEL);
-	if (!n || !addrs) {
-		ret = -ENOMEM;
-		goto err_free;
-	}
-	if (parse_policy(home_policy, &n->params.policy)) {
+	return 0;
+}
+
+static int parse_policy(const char *s, enum ddsm_home_policy *p)
+{
+	if (sysfs_streq(s, "interleave"))
+		*p = DDSM_HOME_INTERLEAVE;
+	else if (sysfs_streq(s, "range"))
+		*p = DDSM_HOME_RANGE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int ddsm_params_fill(struct ddsm_params *p, struct ddsm_load *l)
+{
+	int ret;
+
+	if (parse_policy(home_policy, &p->policy)) {
 		pr_err("home_policy=%s: expected interleave or range\n",
 		       home_policy);
-		ret = -EINVAL;
-		goto err_free;
+		return -EINVAL;
 	}
-	n->params.size = size;
-	n->params.port = port;
-	n->params.heartbeat_ms = heartbeat_ms;
-	n->params.peer_timeout_ms = peer_timeout_ms;
-	n->params.reconnect_ms = reconnect_ms;
-	n->params.rdma_frames = rdma_frames;
-	n->params.inject = inject;
-	n->params.cache_frames = cache_frames;
-	n->params.rejoin_ms = rejoin_ms;
-	n->params.migratory = migratory;
-	n->params.handoff = handoff;
-	n->params.pmem_path = pmem;
-	n->params.pmem_format = pmem_format;
-	n->params.pmem_check = pmem_check;
+	p->size = size;
+	p->port = port;
+	p->heartbeat_ms = heartbeat_ms;
+	p->peer_timeout_ms = peer_timeout_ms;
+	p->reconnect_ms = reconnect_ms;
+	p->rdma_frames = rdma_frames;
+	p->inject = inject;
+	p->cache_frames = cache_frames;
+	p->rejoin_ms = rejoin_ms;
+	p->migratory = migratory;
+	p->handoff = handoff;
+	p->pmem_path = pmem;
+	p->pmem_format = pmem_format;
+	p->pmem_check = pmem_check;
 	ret = ddsm_pm_model_parse(pmem_model);
 	if (ret < 0) {
 		pr_err("pmem_model=%s: expected sync, strict, read_enf, eventual or scope\n",
 		       pmem_model);
-		goto err_free;
+		return ret;
 	}
-	n->params.pmem_model = ret;
-	n->params.pmem_flush_ms = pmem_flush_ms;
-	n->params.cluster_id = cluster_id;
-	n->params.nr_backups = nr_backups;
-	ddsm_node_init_locks(n);
-	ret = ddsm_tx_init(n);
-	if (ret)
-		goto err_free;
-
-	nr = ddsm_parse_nodes(nodes, port, addrs);
-	if (nr < 0) {
-		ret = nr;
-		goto err_free;
-	}
-	if (node_id >= max(nr, 1)) {
-		pr_err("node_id=%u: nodes= lists %d nodes\n", node_id, nr);
-		ret = -EINVAL;
-		goto err_free;
-	}
-	ret = ddsm_key_load(&n->params, auth_key);
-	if (ret)
-		goto err_free;
-	ddsm_debugfs = debugfs_create_dir("ddsm", NULL);
-	n->params.debugfs = ddsm_debugfs;
-
-	ret = ddsm_mapping_init(n);
-	if (ret) {
-		pr_err("cannot create the shared mapping: %d\n", ret);
-		goto err_debugfs;
-	}
-	ret = ddsm_node_build(n, max(nr, 1), node_id, addrs);
-	if (ret)
-		goto err_mapping;
-	ret = ddsm_shrinker_register(n);
-	if (ret) {
-		pr_err("cannot register the frame shrinker: %d\n", ret);
-		goto err_build;
-	}
-	ret = ddsm_dev_register(n, mode);
-	if (ret) {
-		pr_err("cannot register /dev/%s: %d\n", DDSM_DEV_NAME, ret);
-		goto err_shrinker;
-	}
-	kfree(addrs);
-	ddsm_node = n;
+	p->pmem_model = ret;
+	p->pmem_flush_ms = pmem_flush_ms;
+	p->cluster_id = cluster_id;
+	p->nr_backups = nr_backups;
+	l->mode = mode;
+	l->nodes = nodes;
+	l->node_id = node_id;
+	l->auth_key = auth_key;
 	return 0;
-
-err_shrinker:
-	ddsm_shrinker_unregister(n);
-err_build:
-	ddsm_node_unbuild(n);
-err_mapping:
-	ddsm_mapping_exit(n);
-err_debugfs:
-	debugfs_remove_recursive(ddsm_debugfs);
-err_free:
-	if (n) {
-		ddsm_tx_free(n);
-		ddsm_key_free(&n->params);
-	}
-	kfree(addrs);
-	kfree(n);
-	return ret;
 }
-
-static void __exit ddsm_exit(void)
-{
-	struct ddsm_node *n = ddsm_node;
-
-	/* No file is open (they pin the module), so no mapping is left. */
-	ddsm_dev_unregister(n);
-	ddsm_shrinker_unregister(n);
-	ddsm_node_unbuild(n);
-	debugfs_remove_recursive(ddsm_debugfs);
-	ddsm_mapping_exit(n);
-	ddsm_tx_free(n);
-	ddsm_key_free(&n->params);
-	kfree(n);
-	pr_info("unloaded\n");
-}
-
-module_init(ddsm_init);
-module_exit(ddsm_exit);
-
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("Distributed shared memory over RDMA with directory coherence");
-MODULE_AUTHOR("ddsm developers");

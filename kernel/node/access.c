@@ -23,7 +23,7 @@
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/printk.h>
-#include "ddsm.h"
+#include "node.h"
 #include "trace.h"
 
 /*
