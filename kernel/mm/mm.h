@@ -2,7 +2,7 @@
 /*
  * The mm layer: frames that hold units on this node, the mapping of
  * /dev/ddsm into processes, and removal of PTEs.  It never decides a
- * protocol transition; core/access.c does, through kernel/proto.
+ * protocol transition; node/access.c does, through kernel/proto.
  */
 #ifndef DDSM_MM_H
 #define DDSM_MM_H
@@ -57,7 +57,7 @@ struct page *ddsm_frame_peek(struct ddsm_node *n, u64 unit);
 void ddsm_frame_release(struct ddsm_node *n, u64 unit);
 
 /*
- * A takeover (core/replica.c) switches units from cached to homed here:
+ * A takeover (durable/takeover.c) switches units from cached to homed here:
  * the home frame at local index @idx, allocated, whatever the unit's home
  * says yet; the cache frame of @unit, and giving it back.
  */

@@ -297,14 +297,25 @@ void rdma_tick(struct timer_list *t);
 void rdma_connect_work(struct work_struct *work);
 void rdma_probe_done(struct ib_cq *cq, struct ib_wc *wc);
 
-/* rdma.c */
+/* rdma_conn.c */
 void rdma_conn_fail(struct rdma_conn *conn, enum ddsm_peer_state state,
 		    const char *why);
 void rdma_set_state(struct rdma_peer *peer, enum ddsm_peer_state state);
 void rdma_maybe_up(struct rdma_conn *conn);
 void rdma_conn_destroy(struct rdma_conn *conn);
+struct rdma_conn *rdma_conn_alloc(struct rdma_peer *peer);
+/* Everything a connection needs before rdma_connect/rdma_accept. */
+int rdma_conn_setup(struct rdma_conn *conn);
+/* Verbs resources of @conn, not its cm_id.  Safe in a CM handler. */
+void rdma_conn_free_resources(struct rdma_conn *conn);
+/* RDMA_CM_EVENT_ESTABLISHED: control traffic may flow. */
+void rdma_conn_established(struct rdma_conn *conn);
+
+/* rdma_cm.c */
 void rdma_start_connect(struct rdma_peer *peer);
 int rdma_listen_start(struct rdma_tp *tp);
+
+/* rdma_io.c */
 int ddsm_rdma_page_io(struct rdma_tp *tp, u32 dst, bool write, u32 local,
 		      u32 remote, struct rdma_io *io);
 

@@ -8,81 +8,81 @@
 #include <linux/tracepoint.h>
 
 DECLARE_EVENT_CLASS(ddsm_net_msg_class,
-	TP_PROTO(u32 node, u8 type, u16 len, bool page),
-	TP_ARGS(node, type, len, page),
-	TP_STRUCT__entry(
-		__field(u32, node)
-		__field(u16, len)
-		__field(u8, type)
-		__field(bool, page)
-	),
-	TP_fast_assign(
-		__entry->node = node;
-		__entry->len = len;
-		__entry->type = type;
-		__entry->page = page;
-	),
-	TP_printk("node=%u type=%u len=%u%s", __entry->node, __entry->type,
-		  __entry->len, __entry->page ? " +page" : "")
-);
+		    TP_PROTO(u32 node, u8 type, u16 len, bool page),
+		    TP_ARGS(node, type, len, page),
+		    TP_STRUCT__entry(
+				     __field(u32, node)
+				     __field(u16, len)
+				     __field(u8, type)
+				     __field(bool, page)
+				     ),
+		    TP_fast_assign(
+				   __entry->node = node;
+				   __entry->len = len;
+				   __entry->type = type;
+				   __entry->page = page;
+				   ),
+		    TP_printk("node=%u type=%u len=%u%s", __entry->node, __entry->type,
+			      __entry->len, __entry->page ? " +page" : "")
+		    );
 
 DEFINE_EVENT(ddsm_net_msg_class, ddsm_net_send,
-	TP_PROTO(u32 node, u8 type, u16 len, bool page),
-	TP_ARGS(node, type, len, page));
+	     TP_PROTO(u32 node, u8 type, u16 len, bool page),
+	     TP_ARGS(node, type, len, page));
 DEFINE_EVENT(ddsm_net_msg_class, ddsm_net_recv,
-	TP_PROTO(u32 node, u8 type, u16 len, bool page),
-	TP_ARGS(node, type, len, page));
+	     TP_PROTO(u32 node, u8 type, u16 len, bool page),
+	     TP_ARGS(node, type, len, page));
 
 TRACE_EVENT(ddsm_net_drop,
-	TP_PROTO(u32 node, u8 type, u32 bytes),
-	TP_ARGS(node, type, bytes),
-	TP_STRUCT__entry(
-		__field(u32, node)
-		__field(u32, bytes)
-		__field(u8, type)
-	),
-	TP_fast_assign(
-		__entry->node = node;
-		__entry->bytes = bytes;
-		__entry->type = type;
-	),
-	TP_printk("node=%u type=%u bytes=%u", __entry->node, __entry->type,
-		  __entry->bytes)
-);
+	    TP_PROTO(u32 node, u8 type, u32 bytes),
+	    TP_ARGS(node, type, bytes),
+	    TP_STRUCT__entry(
+			     __field(u32, node)
+			     __field(u32, bytes)
+			     __field(u8, type)
+			     ),
+	    TP_fast_assign(
+			   __entry->node = node;
+			   __entry->bytes = bytes;
+			   __entry->type = type;
+			   ),
+	    TP_printk("node=%u type=%u bytes=%u", __entry->node, __entry->type,
+		      __entry->bytes)
+	    );
 
 TRACE_EVENT(ddsm_peer_state,
-	TP_PROTO(u32 node, const char *from, const char *to),
-	TP_ARGS(node, from, to),
-	TP_STRUCT__entry(
-		__field(u32, node)
-		__string(from, from)
-		__string(to, to)
-	),
-	TP_fast_assign(
-		__entry->node = node;
-		__assign_str(from, from);
-		__assign_str(to, to);
-	),
-	TP_printk("node=%u %s -> %s", __entry->node, __get_str(from),
-		  __get_str(to))
-);
+	    TP_PROTO(u32 node, const char *from, const char *to),
+	    TP_ARGS(node, from, to),
+	    TP_STRUCT__entry(
+			     __field(u32, node)
+			     __string(from, from)
+			     __string(to, to)
+			     ),
+	    TP_fast_assign(
+			   __entry->node = node;
+			   __assign_str(from, from);
+			   __assign_str(to, to);
+			   ),
+	    TP_printk("node=%u %s -> %s", __entry->node, __get_str(from),
+		      __get_str(to))
+	    );
 
 TRACE_EVENT(ddsm_net_cm,
-	TP_PROTO(u32 node, const char *event, int status),
-	TP_ARGS(node, event, status),
-	TP_STRUCT__entry(
-		__field(u32, node)
-		__field(int, status)
-		__string(event, event)
-	),
-	TP_fast_assign(
-		__entry->node = node;
-		__entry->status = status;
-		__assign_str(event, event);
-	),
-	TP_printk("node=%u %s status=%d", __entry->node, __get_str(event),
-		  __entry->status)
-);
+	    TP_PROTO(u32 node, const char *event, int status),
+	    TP_ARGS(node, event, status),
+	    TP_STRUCT__entry(
+			     __field(u32, node)
+			     __field(int, status)
+			     __string(event, event)
+			     ),
+	    TP_fast_assign(
+			   __entry->node = node;
+			   __entry->status = status;
+			   __assign_str(event, event);
+			   ),
+	    TP_printk("node=%u %s status=%d", __entry->node, __get_str(event),
+		      __entry->status)
+	    );
 
 #endif /* DDSM_TRACE_NET_H */
 

@@ -48,7 +48,7 @@ static int ddsm_release(struct inode *inode, struct file *file)
 	struct ddsm_file *f = file->private_data;
 
 	down_read(&f->n->cfg_sem);
-	ddsm_txio_release(f->n, &f->tx);
+	ddsm_tx_release(f->n, &f->tx);
 	up_read(&f->n->cfg_sem);
 	kfree(f);
 	return 0;
@@ -221,7 +221,7 @@ static long ioctl_tx(struct file *file, unsigned int cmd, void __user *uarg)
 	} else {
 		mutex_lock(&f->tx_lock);
 		u.a.reason = 0;
-		ret = ddsm_txio_ioctl(n, &f->tx, cmd, &u.a, buf);
+		ret = ddsm_tx_ioctl(n, &f->tx, cmd, &u.a, buf);
 		mutex_unlock(&f->tx_lock);
 	}
 	up_read(&n->cfg_sem);
@@ -268,7 +268,7 @@ static long ioctl_tx_readv(struct file *file, void __user *uarg)
 	down_read(&n->cfg_sem);
 	mutex_lock(&f->tx_lock);
 	a.reason = 0;
-	ret = ddsm_txio_readv(n, &f->tx, &a, iov, buf);
+	ret = ddsm_tx_readv(n, &f->tx, &a, iov, buf);
 	mutex_unlock(&f->tx_lock);
 	up_read(&n->cfg_sem);
 	for (i = 0, total = 0; i < a.nr && !ret; i++) {

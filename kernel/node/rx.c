@@ -104,9 +104,9 @@ void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
 	}
 	if (ddsm_msg_is_tx(m.type)) {
 		if (ddsm_msg_tx_to_home(m.type))
-			ddsm_txnode_rx(n, &m, data, data_len);
+			ddsm_tx_home_rx(n, &m, data, data_len);
 		else
-			ddsm_txio_rx(n, &m, data, data_len);
+			ddsm_tx_coord_rx(n, &m, data, data_len);
 		return;
 	}
 	let_access_run(n, &m);
@@ -158,7 +158,7 @@ static void peer_up(struct ddsm_node *n, u32 node)
 	ddsm_cache_node_up(&n->cache, node);
 	ddsm_rejoin_up(n, node);
 	mutex_unlock(&n->rx_lock);
-	ddsm_txnode_peer_up(n, node);
+	ddsm_tx_home_peer_up(n, node);
 	ddsm_replica_peer(n, node, true);
 	wake_up_all(&n->peer_wait);
 }
@@ -194,8 +194,8 @@ static void peer_down(struct ddsm_node *n, u32 node)
 	mutex_unlock(&n->rx_lock);
 	ddsm_rejoin_down(n, node);
 	ddsm_barrier_peer_down(n, node);
-	ddsm_txnode_peer_down(n, node);
-	ddsm_txio_peer_down(n, node);
+	ddsm_tx_home_peer_down(n, node);
+	ddsm_tx_coord_peer_down(n, node);
 	ddsm_replica_peer(n, node, false);
 	pr_info("ddsm: node %u gone: %llu units settled, %llu units now lost here, %llu orphaned copies kept\n",
 		node, changed, n->dir.stats.lost - n->dir.stats.restored,

@@ -32,7 +32,7 @@
  * flush shows only as a line that a crash may drop.
  *
  * Pure C like layout.c; the caller provides all memory.  KUnit uses it,
- * and so does the module's test-only pmem_check mode (core/persist.c),
+ * and so does the module's test-only pmem_check mode (durable/pmem_check.c),
  * with the real namespace as @durable.
  */
 #ifndef DDSM_PMEM_SHADOW_H

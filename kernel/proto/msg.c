@@ -126,7 +126,7 @@ static bool nodes_fit(const struct ddsm_space *s, const struct ddsm_msg *m,
 		/*
 		 * Backup homes: a miss may still reach the node a unit is
 		 * placed on after its backup took it over, from a node that
-		 * did not know yet; it is refused with EAGAIN (core/rx.c).
+		 * did not know yet; it is refused with EAGAIN (node/rx.c).
 		 */
 		return (home == s->node_id ||
 			(s->nr_backups &&

@@ -65,7 +65,7 @@ enum ddsm_msg_type {
 	DDSM_MSG_FAILOVER,	/* any -> any */
 	DDSM_MSG_COPIES_DONE,	/* any -> the backup that took over */
 	/*
-	 * HADES transactions (core/txio.c, core/txnode.c), apart from
+	 * HADES transactions (tx/, the coordinator and the home), apart from
 	 * coherence: @copyset is the transaction id (txid.h), whose node is
 	 * the coordinator; @unit one homed at the home involved; @seq the
 	 * coordinator's request number.  TX_READ's @acks holds the first
@@ -207,13 +207,13 @@ static inline bool ddsm_msg_is_persist(u8 type)
 	return type == DDSM_MSG_PERSIST || type == DDSM_MSG_PERSIST_ACK;
 }
 
-/* The backup homes' messages: handled apart too (core/replica.c). */
+/* The backup homes' messages: handled apart too (durable/replica.c). */
 static inline bool ddsm_msg_is_replica(u8 type)
 {
 	return type >= DDSM_MSG_REPLICA && type <= DDSM_MSG_COPIES_DONE;
 }
 
-/* HADES transactions: handled apart too (core/txio.c, core/txnode.c). */
+/* HADES transactions: handled apart too (tx/, the coordinator and the home). */
 static inline bool ddsm_msg_is_tx(u8 type)
 {
 	return type >= DDSM_MSG_TX_READ &&

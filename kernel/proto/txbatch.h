@@ -2,7 +2,7 @@
 /*
  * READV's reads at one home in one request and one answer (TX_READ_MANY,
  * TX_READ_MANY_REPLY): the data of both messages.  A home serves the
- * entries in order, each as it serves a TX_READ (core/txnode.c), so a
+ * entries in order, each as it serves a TX_READ (tx/home.c), so a
  * batch is the same as its reads arriving one after the other: nothing
  * in the protocol changes, only the number of messages.
  *

@@ -5,7 +5,7 @@
  * into the partial lock (proto/txhome.c decides) with their writes kept
  * aside, Validation applying them to the frames, Abort dropping them.
  * Run for remote coordinators from the receive path, and called directly
- * by this node's own coordinator (txio.c) for the lines homed here.
+ * by this node's own coordinator (read.c, commit.c) for the lines homed here.
  */
 #include <linux/highmem.h>
 #include <linux/printk.h>
@@ -33,8 +33,8 @@ static void drop_intend(struct ddsm_txhome *hm, u32 idx)
 	}
 }
 
-int ddsm_txnode_read(struct ddsm_node *n, u64 txid, u64 unit, u32 first,
-		     u32 last, struct page *out, u32 out_off, bool pin)
+int ddsm_tx_home_read(struct ddsm_node *n, u64 txid, u64 unit, u32 first,
+		      u32 last, struct page *out, u32 out_off, bool pin)
 {
 	struct ddsm_txhome *hm = &n->tx->home;
 	u64 line0 = unit << (DDSM_PROTO_UNIT_SHIFT - DDSM_LINE_SHIFT);
@@ -82,7 +82,7 @@ static bool in_regions(struct ddsm_node *n, const void *p)
  * Test only (ddsm-test-txapi's forced race): tell no doomed transaction
  * that it is.  The tombstone left here still refuses its Intend and its
  * reads, so it learns when it next asks this home; what it read until
- * then must still be whole (txio.c, confirm()).
+ * then must still be whole (read.c, confirm()).
  */
 static bool tx_squash_off;
 module_param(tx_squash_off, bool, 0644);
@@ -103,13 +103,13 @@ static void squash(struct ddsm_node *n, u64 txid, u64 unit)
 	if (READ_ONCE(tx_squash_off))
 		return;
 	if (node == n->space.node_id)
-		ddsm_txio_squash(n, txid);
+		ddsm_tx_squash(n, txid);
 	else if (node < n->space.nr_nodes)
 		ddsm_send_msg(n, &m, NULL);
 }
 
-int ddsm_txnode_intend(struct ddsm_node *n, u64 txid, u64 unit,
-		       struct page *data, u32 data_len)
+int ddsm_tx_home_intend(struct ddsm_node *n, u64 txid, u64 unit,
+			struct page *data, u32 data_len)
 {
 	struct ddsm_txhome *hm = &n->tx->home;
 	struct ddsm_tx_range r[DDSM_TXH_RANGES];
@@ -184,7 +184,7 @@ static void apply(struct ddsm_node *n, struct page *intend)
 	kunmap_local(p);
 }
 
-void ddsm_txnode_validate_many(struct ddsm_node *n, const u64 *txid, u32 nr)
+void ddsm_tx_home_validate_many(struct ddsm_node *n, const u64 *txid, u32 nr)
 {
 	struct ddsm_txhome *hm = &n->tx->home;
 	u32 i, idx;
@@ -203,12 +203,12 @@ void ddsm_txnode_validate_many(struct ddsm_node *n, const u64 *txid, u32 nr)
 	mutex_unlock(&hm->lock);
 }
 
-void ddsm_txnode_validate(struct ddsm_node *n, u64 txid)
+void ddsm_tx_home_validate(struct ddsm_node *n, u64 txid)
 {
-	ddsm_txnode_validate_many(n, &txid, 1);
+	ddsm_tx_home_validate_many(n, &txid, 1);
 }
 
-void ddsm_txnode_abort(struct ddsm_node *n, u64 txid)
+void ddsm_tx_home_abort(struct ddsm_node *n, u64 txid)
 {
 	struct ddsm_txhome *hm = &n->tx->home;
 
@@ -323,7 +323,7 @@ static void doubt_work(struct work_struct *w)
  * it is rolled forward or back by their answers (txhome.h, verdict).
  * A participant that goes down can answer no more.
  */
-void ddsm_txnode_peer_down(struct ddsm_node *n, u32 node)
+void ddsm_tx_home_peer_down(struct ddsm_node *n, u32 node)
 {
 	struct ddsm_txhome *hm = &n->tx->home;
 	u64 me = BIT_ULL(n->space.node_id);
@@ -355,7 +355,7 @@ void ddsm_txnode_peer_down(struct ddsm_node *n, u32 node)
 			doubts = true;
 			continue;
 		}
-		/* Locked, no Intend page (the WARN in ddsm_txnode_intend): undone. */
+		/* Locked, no Intend page (WARN in ddsm_tx_home_intend()): undone. */
 		if (e->state == DDSM_TXH_LOCKED)
 			atomic64_inc(&n->tx->home_rollbacks);
 		drop_intend(hm, i);
@@ -375,14 +375,14 @@ void ddsm_tx_resume(struct ddsm_node *n)
 
 void ddsm_tx_quiesce(struct ddsm_node *n)
 {
-	ddsm_txio_stop(n, true);
+	ddsm_tx_owed_stop(n, true);
 	mutex_lock(&n->tx->home.lock);
 	n->tx->home.quiet = true;
 	mutex_unlock(&n->tx->home.lock);
 	cancel_delayed_work_sync(&n->tx->home.doubt_work);
 }
 
-void ddsm_txnode_peer_up(struct ddsm_node *n, u32 node)
+void ddsm_tx_home_peer_up(struct ddsm_node *n, u32 node)
 {
 	struct ddsm_txhome *hm = &n->tx->home;
 
@@ -467,7 +467,7 @@ static void serve_read(struct ddsm_node *n, const struct ddsm_msg *m)
 	struct page *out = ddsm_stash_get(&n->tx->stash);
 	int ret;
 
-	ret = out ? ddsm_txnode_read(n, m->copyset, m->unit, first, last, out,
+	ret = out ? ddsm_tx_home_read(n, m->copyset, m->unit, first, last, out,
 				     off, m->flags & DDSM_MF_PIN) :
 		    -ENOMEM;
 	answer(n, m, DDSM_MSG_TX_READ_REPLY, ret, ret ? NULL : out, off,
@@ -503,7 +503,7 @@ static void serve_read_many(struct ddsm_node *n, const struct ddsm_msg *m,
 	kunmap_local(p);
 	/* Validations that rode along first, as if they had come alone. */
 	if (nval > 0)
-		ddsm_txnode_validate_many(n, val, nval);
+		ddsm_tx_home_validate_many(n, val, nval);
 	if (nr < 0) {
 		pr_warn_ratelimited("ddsm: tx %#llx: malformed TX_READ_MANY from node %u\n",
 				    m->copyset, m->src);
@@ -512,9 +512,9 @@ static void serve_read_many(struct ddsm_node *n, const struct ddsm_msg *m,
 		return;
 	}
 	for (i = 0; i < nr; i++) {
-		err[i] = ddsm_txnode_read(n, m->copyset, r[i].unit,
-					  r[i].first, r[i].last, out, used,
-					  false);
+		err[i] = ddsm_tx_home_read(n, m->copyset, r[i].unit,
+					   r[i].first, r[i].last, out, used,
+					   false);
 		if (!err[i])
 			used += (r[i].last - r[i].first + 1) << DDSM_LINE_SHIFT;
 	}
@@ -527,8 +527,8 @@ static void serve_read_many(struct ddsm_node *n, const struct ddsm_msg *m,
 	ddsm_stash_put(&n->tx->stash, out);
 }
 
-void ddsm_txnode_rx(struct ddsm_node *n, const struct ddsm_msg *m,
-		    struct page *data, u32 data_len)
+void ddsm_tx_home_rx(struct ddsm_node *n, const struct ddsm_msg *m,
+		     struct page *data, u32 data_len)
 {
 	int ret;
 
@@ -540,16 +540,16 @@ void ddsm_txnode_rx(struct ddsm_node *n, const struct ddsm_msg *m,
 		serve_read_many(n, m, data, data_len);
 		break;
 	case DDSM_MSG_TX_INTEND:
-		ret = ddsm_txnode_intend(n, m->copyset, m->unit, data,
-					 data_len);
+		ret = ddsm_tx_home_intend(n, m->copyset, m->unit, data,
+					  data_len);
 		answer(n, m, ret ? DDSM_MSG_TX_NACK : DDSM_MSG_TX_ACK, ret,
 		       NULL, 0, 0);
 		break;
 	case DDSM_MSG_TX_VALIDATE:
-		ddsm_txnode_validate(n, m->copyset);
+		ddsm_tx_home_validate(n, m->copyset);
 		break;
 	case DDSM_MSG_TX_ABORT:
-		ddsm_txnode_abort(n, m->copyset);
+		ddsm_tx_home_abort(n, m->copyset);
 		break;
 	case DDSM_MSG_TX_QUERY:
 		serve_query(n, m);
@@ -605,7 +605,7 @@ int ddsm_tx_init(struct ddsm_node *n)
 	mutex_init(&t->regions_lock);
 	spin_lock_init(&t->lock);
 	ddsm_stash_init(&t->stash);
-	ddsm_txio_init(t);
+	ddsm_tx_owed_init(t);
 	for (i = 0; i < DDSM_TX_SLOTS; i++)
 		t->last[i].id.slot = (u16)i;
 	n->tx = t;
@@ -620,7 +620,7 @@ void ddsm_tx_free(struct ddsm_node *n)
 	if (!t)
 		return;
 	cancel_delayed_work_sync(&t->home.doubt_work);
-	ddsm_txio_stop(n, false);
+	ddsm_tx_owed_stop(n, false);
 	for (i = 0; i < DDSM_TXH_ENTRIES; i++)
 		drop_intend(&t->home, i);
 	ddsm_stash_drain(&t->stash);

@@ -4,8 +4,8 @@
  * glue between the pure protocol (proto/txhome.h, txcoord.h, txpack.h)
  * and the node.  Approach (A) of the notes' section 9: transactional
  * data lives only in its home's frames, never in a cache; reads are
- * served by the home (txnode.c), writes are buffered by the coordinator
- * (txio.c) and travel with Intend-to-commit.
+ * served by the home (home.c), writes are buffered by the coordinator
+ * (coord.c) and travel with Intend-to-commit.
  *
  * Locking: txs->lock (a spinlock) guards the coordinator slot table and
  * every slot's reply state; home->lock (a mutex) serialises the home
@@ -56,7 +56,7 @@ struct ddsm_txfile {
 	struct ddsm_txfp fp[DDSM_TX_FOOTPRINT];
 };
 
-/* A unit read READV sent ahead to its home (txio.c). */
+/* A unit read READV sent ahead to its home (readv.c). */
 struct ddsm_txahead {
 	u64 unit;
 	u8 first;
@@ -65,12 +65,12 @@ struct ddsm_txahead {
 	int err;			/* ... with this errno */
 	u32 seq;			/* of its request; 0: not asked */
 	u8 pos;				/* its place in a TX_READ_MANY */
-	bool lag;			/* tx_readv_lag_ms applies (txio.c) */
+	bool lag;			/* tx_readv_lag_ms applies (readv.c) */
 	bool early;			/* read here before any request went */
 	struct page *page;		/* its data */
 };
 
-/* One running transaction of an open file (txio.c). */
+/* One running transaction of an open file (coord.c). */
 struct ddsm_tx {
 	struct ddsm_txfile *file;
 	bool fallback;			/* pins what it reads (txhome.h) */
@@ -117,7 +117,7 @@ struct ddsm_txquery {
 	u64 ask;
 };
 
-/* The home side (txnode.c). */
+/* The home side (home.c). */
 struct ddsm_txhome {
 	struct mutex lock;		/* everything below, and tx lines of frames */
 	struct ddsm_txh h;
@@ -133,7 +133,7 @@ struct ddsm_txhome {
 	struct ddsm_node *node;
 };
 
-/* A commit's Validation to another home, not sent yet (txio.c). */
+/* A commit's Validation to another home, not sent yet (owed.c). */
 struct ddsm_txowed {
 	u64 txid;
 	u64 unit;			/* one at the home, for the header */
@@ -168,55 +168,58 @@ void ddsm_tx_free(struct ddsm_node *n);
 /* Around a transport's life (config.c): the doubt work sends. */
 void ddsm_tx_resume(struct ddsm_node *n);
 void ddsm_tx_quiesce(struct ddsm_node *n);
-/* txio.c: deferred Validations, their timer set up and stopped. */
-void ddsm_txio_init(struct ddsm_txs *ts);
-void ddsm_txio_stop(struct ddsm_node *n, bool send);
+/* owed.c: deferred Validations, their timer set up and stopped. */
+void ddsm_tx_owed_init(struct ddsm_txs *ts);
+void ddsm_tx_owed_stop(struct ddsm_node *n, bool send);
 
-/* txregion.c */
+/* region.c */
 bool ddsm_tx_region_overlaps(struct ddsm_node *n, u64 gaddr, u64 len);
 /* Is [gaddr, gaddr + len) inside one transactional region? */
 bool ddsm_tx_region_holds(struct ddsm_node *n, u64 gaddr, u64 len);
 int ddsm_tx_region_add(struct ddsm_node *n,
 		       const struct ddsm_tx_region_arg *a);
 
-/* txnode.c: a home's side.  Each returns the answer's errno (0: ACK). */
+/* home.c: a home's side.  Each returns the answer's errno (0: ACK). */
 /*
  * Lines [@first, @last] of @unit into @out from @out_off.  @pin: the
  * fallback's read, which pins the lines (txhome.h).
  */
-int ddsm_txnode_read(struct ddsm_node *n, u64 txid, u64 unit, u32 first,
-		     u32 last, struct page *out, u32 out_off, bool pin);
+int ddsm_tx_home_read(struct ddsm_node *n, u64 txid, u64 unit, u32 first,
+		      u32 last, struct page *out, u32 out_off, bool pin);
 /* @unit: one homed here, for the squashes' headers. */
-int ddsm_txnode_intend(struct ddsm_node *n, u64 txid, u64 unit,
-		       struct page *data, u32 data_len);
-void ddsm_txnode_validate(struct ddsm_node *n, u64 txid);
+int ddsm_tx_home_intend(struct ddsm_node *n, u64 txid, u64 unit,
+			struct page *data, u32 data_len);
+void ddsm_tx_home_validate(struct ddsm_node *n, u64 txid);
 /* @nr Validations in order, under one hold of the home's lock. */
-void ddsm_txnode_validate_many(struct ddsm_node *n, const u64 *txid, u32 nr);
-void ddsm_txnode_abort(struct ddsm_node *n, u64 txid);
+void ddsm_tx_home_validate_many(struct ddsm_node *n, const u64 *txid, u32 nr);
+void ddsm_tx_home_abort(struct ddsm_node *n, u64 txid);
 /* Received from a peer: serve and answer. */
-void ddsm_txnode_rx(struct ddsm_node *n, const struct ddsm_msg *m,
-		    struct page *data, u32 data_len);
-void ddsm_txnode_peer_down(struct ddsm_node *n, u32 node);
-void ddsm_txnode_peer_up(struct ddsm_node *n, u32 node);
+void ddsm_tx_home_rx(struct ddsm_node *n, const struct ddsm_msg *m,
+		     struct page *data, u32 data_len);
+void ddsm_tx_home_peer_down(struct ddsm_node *n, u32 node);
+void ddsm_tx_home_peer_up(struct ddsm_node *n, u32 node);
 
-/* txio.c: the coordinator's side. */
-void ddsm_txio_rx(struct ddsm_node *n, const struct ddsm_msg *m,
-		  struct page *data, u32 data_len);
+/*
+ * The coordinator's side: slots.c (what reaches a transaction), coord.c
+ * (the ioctls), readv.c.
+ */
+void ddsm_tx_coord_rx(struct ddsm_node *n, const struct ddsm_msg *m,
+		      struct page *data, u32 data_len);
 /* A home doomed @txid (a message, or this node's own home side). */
-void ddsm_txio_squash(struct ddsm_node *n, u64 txid);
-void ddsm_txio_peer_down(struct ddsm_node *n, u32 node);
+void ddsm_tx_squash(struct ddsm_node *n, u64 txid);
+void ddsm_tx_coord_peer_down(struct ddsm_node *n, u32 node);
 /*
  * The ioctls: @f is the file's transaction state; @buf holds a READ's or a
  * WRITE's a->len bytes (the caller copies them from or to user memory
  * without cfg_sem), NULL for the others.
  */
-long ddsm_txio_ioctl(struct ddsm_node *n, struct ddsm_txfile *f,
-		     unsigned int cmd, struct ddsm_tx_arg *a, u8 *buf);
+long ddsm_tx_ioctl(struct ddsm_node *n, struct ddsm_txfile *f,
+		   unsigned int cmd, struct ddsm_tx_arg *a, u8 *buf);
 /* READV: @iov checked by the caller, @buf holds their bytes in a row. */
-long ddsm_txio_readv(struct ddsm_node *n, struct ddsm_txfile *f,
-		     struct ddsm_tx_readv_arg *a,
-		     const struct ddsm_tx_iov *iov, u8 *buf);
-void ddsm_txio_release(struct ddsm_node *n, struct ddsm_txfile *f);
+long ddsm_tx_readv(struct ddsm_node *n, struct ddsm_txfile *f,
+		   struct ddsm_tx_readv_arg *a,
+		   const struct ddsm_tx_iov *iov, u8 *buf);
+void ddsm_tx_release(struct ddsm_node *n, struct ddsm_txfile *f);
 void ddsm_tx_status(struct ddsm_node *n, struct ddsm_tx_status *st);
 
 #endif /* DDSM_TX_H */
