@@ -109,12 +109,70 @@ static int load_units(struct ddsm_persist *p)
 	return ret;
 }
 
-int ddsm_persist_mount(struct ddsm_node *n, const struct sockaddr_in *addrs)
+/*
+ * Mount the store on @media (the namespace, or pmem_check's copy of it):
+ * format it, find it clean, or recover it, and log which; a namespace
+ * that says this node took its predecessor's units over sets the
+ * failover mask (it is sticky), and needs nr_backups=1.
+ */
+static int mount_store(struct ddsm_persist *p, const struct sockaddr_in *addrs,
+		       void *media)
 {
+	struct ddsm_node *n = p->n;
 	struct ddsm_pstore_cfg cfg = {};
-	struct ddsm_persist *p;
 	const struct ddsm_pstore_stats *st;
 	const char *why = NULL;
+	int ret;
+
+	cfg.cluster_id = cluster_id_of(n, addrs);
+	cfg.node_id = n->space.node_id;
+	cfg.nr_nodes = n->space.nr_nodes;
+	cfg.space_bytes = n->space.size;
+	cfg.home_policy = n->space.policy;
+	cfg.nr_slots = p->nr_home;
+	cfg.unit_of_slot = ddsm_persist_unit_of;
+	cfg.slot_of_unit = slot_of_unit;
+	cfg.ctx = n;
+	cfg.format = n->params.pmem_format;
+	cfg.epoch_seed = get_random_u64() | 1;
+	ret = ddsm_pstore_mount(&p->ps, media, p->dev.bytes, &cfg, &p->ops,
+				&why);
+	if (ret) {
+		pr_err("pmem %s: refused: %s (%d)\n", p->dev.name,
+		       why ?: "cannot mount", ret);
+		if (ret == -ENOSPC)
+			pr_err("pmem %s: %llu MiB hold about %llu of the %llu units homed here; lower size= or use a larger namespace\n",
+			       p->dev.name, p->dev.bytes >> 20,
+			       p->dev.bytes / (PAGE_SIZE + DDSM_PM_LINE),
+			       p->nr_home);
+		return ret;
+	}
+	st = &p->ps.st;
+	pr_info("pmem %s: %s, generation %llu, %llu slots, %llu units, log %llu records (%llu applied, %llu obsolete, %llu torn)%s\n",
+		p->dev.name, st->formatted ? "formatted" :
+		st->was_clean ? "clean" : "recovered", st->generation,
+		p->nr_home, st->units_present, st->replay.seen,
+		st->replay.applied, st->replay.obsolete, st->replay.torn,
+		st->units_torn ? ", TORN UNITS" : "");
+	if (ddsm_pstore_flags(&p->ps) & DDSM_PM_SB_FAILOVER) {
+		u32 pred = ddsm_space_pred_of(&n->space, n->space.node_id);
+
+		/* Sticky: this node took its predecessor's units over. */
+		if (!n->space.nr_backups) {
+			pr_err("pmem %s: refused: this node serves node %u's units (a failover), which needs nr_backups=1\n",
+			       p->dev.name, pred);
+			return -EMEDIUMTYPE;
+		}
+		n->space.failover |= BIT_ULL(pred);
+		pr_info("pmem %s: serving node %u's units since a failover (no failback)\n",
+			p->dev.name, pred);
+	}
+	return 0;
+}
+
+int ddsm_persist_mount(struct ddsm_node *n, const struct sockaddr_in *addrs)
+{
+	struct ddsm_persist *p;
 	void *media;
 	int ret;
 
@@ -149,50 +207,9 @@ int ddsm_persist_mount(struct ddsm_node *n, const struct sockaddr_in *addrs)
 		media = p->work_copy;
 	}
 
-	cfg.cluster_id = cluster_id_of(n, addrs);
-	cfg.node_id = n->space.node_id;
-	cfg.nr_nodes = n->space.nr_nodes;
-	cfg.space_bytes = n->space.size;
-	cfg.home_policy = n->space.policy;
-	cfg.nr_slots = p->nr_home;
-	cfg.unit_of_slot = ddsm_persist_unit_of;
-	cfg.slot_of_unit = slot_of_unit;
-	cfg.ctx = n;
-	cfg.format = n->params.pmem_format;
-	cfg.epoch_seed = get_random_u64() | 1;
-	ret = ddsm_pstore_mount(&p->ps, media, p->dev.bytes, &cfg, &p->ops,
-				&why);
-	if (ret) {
-		pr_err("pmem %s: refused: %s (%d)\n", p->dev.name,
-		       why ?: "cannot mount", ret);
-		if (ret == -ENOSPC)
-			pr_err("pmem %s: %llu MiB hold about %llu of the %llu units homed here; lower size= or use a larger namespace\n",
-			       p->dev.name, p->dev.bytes >> 20,
-			       p->dev.bytes / (PAGE_SIZE + DDSM_PM_LINE),
-			       p->nr_home);
+	ret = mount_store(p, addrs, media);
+	if (ret)
 		goto err_close;
-	}
-	st = &p->ps.st;
-	pr_info("pmem %s: %s, generation %llu, %llu slots, %llu units, log %llu records (%llu applied, %llu obsolete, %llu torn)%s\n",
-		p->dev.name, st->formatted ? "formatted" :
-		st->was_clean ? "clean" : "recovered", st->generation,
-		p->nr_home, st->units_present, st->replay.seen,
-		st->replay.applied, st->replay.obsolete, st->replay.torn,
-		st->units_torn ? ", TORN UNITS" : "");
-	if (ddsm_pstore_flags(&p->ps) & DDSM_PM_SB_FAILOVER) {
-		u32 pred = ddsm_space_pred_of(&n->space, n->space.node_id);
-
-		/* Sticky: this node took its predecessor's units over. */
-		if (!n->space.nr_backups) {
-			pr_err("pmem %s: refused: this node serves node %u's units (a failover), which needs nr_backups=1\n",
-			       p->dev.name, pred);
-			ret = -EMEDIUMTYPE;
-			goto err_close;
-		}
-		n->space.failover |= BIT_ULL(pred);
-		pr_info("pmem %s: serving node %u's units since a failover (no failback)\n",
-			p->dev.name, pred);
-	}
 	load_regions(p);
 	ddsm_persist_apply_models(p);
 	ddsm_pmem_slots_add(p);

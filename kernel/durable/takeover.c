@@ -84,64 +84,43 @@ void ddsm_replica_notice(struct ddsm_node *n, u32 dst)
 }
 
 /*
- * Take the predecessor's units over.  Returns true if this node serves
- * them (now or already).  Process context, no lock held.
+ * May this node take @pred's units over now?  Under takeover_lock; the
+ * decision is recorded on pmem before anything changes (a restart must
+ * never give the units back).  0: go on; 1: taken over already; < 0:
+ * not (logged where it is news).
  */
-bool ddsm_replica_takeover(struct ddsm_node *n)
+static int takeover_may(struct ddsm_node *n, u32 pred)
 {
 	struct ddsm_replica *r = &n->replica;
-	u32 pred = replica_pred(n), self = n->space.node_id, i;
-	u64 idx, own, homed, moved = 0, loaded = 0, wait = 0;
-	unsigned long *dirty;
 	int err;
 
-	/* Unloading: the peers' deaths are our own leaving. */
-	if (!replica_enabled(n) || !n->persist || READ_ONCE(r->stopping))
-		return false;
-	mutex_lock(&r->takeover_lock);
-	if (r->took_over) {
-		mutex_unlock(&r->takeover_lock);
-		return true;
-	}
-	if (replica_peer_up(n, pred)) {
-		mutex_unlock(&r->takeover_lock);
-		return false;
-	}
+	if (r->took_over)
+		return 1;
+	if (replica_peer_up(n, pred))
+		return -EAGAIN;
 	if (!READ_ONCE(r->pred_synced_down)) {
-		mutex_unlock(&r->takeover_lock);
 		pr_err("node %u stayed away, but its replica here was not in sync when it went down: its units are not taken over\n",
 		       pred);
-		return false;
+		return -ESTALE;
 	}
 	/* On pmem first: a restart must never give the units back. */
 	err = ddsm_persist_mark_takeover(n);
-	if (err) {
-		mutex_unlock(&r->takeover_lock);
+	if (err)
 		pr_err("node %u stayed away; recording the takeover failed (%d): its units are not taken over\n",
 		       pred, err);
-		return false;
-	}
+	return err;
+}
 
-	/*
-	 * Every image the predecessor sent is in its slot before we read
-	 * them: its death came after all its messages, and the worker may
-	 * still be putting the last ones.
-	 */
-	flush_work(&r->work);
-	own = ddsm_space_units_homed(&n->space, self);
-	homed = ddsm_space_units_homed(&n->space, pred);
-	dirty = bitmap_zalloc(homed, GFP_KERNEL);
-	if (!dirty) {
-		mutex_unlock(&r->takeover_lock);
-		pr_err("node %u stayed away; no memory to take its units over\n",
-		       pred);
-		return false;
-	}
-	/*
-	 * The replica images into home frames first, outside rx_lock (the
-	 * store's lock comes before it): nothing maps or fills these frames
-	 * before the mask below says the units are homed here.
-	 */
+/*
+ * The replica images into home frames first, outside rx_lock (the
+ * store's lock comes before it): nothing maps or fills these frames
+ * before the failover mask says the units are homed here.  Returns how
+ * many images there were.
+ */
+static u64 load_images(struct ddsm_node *n, u32 pred, u64 own, u64 homed)
+{
+	u64 idx, loaded = 0;
+
 	for (idx = 0; idx < homed; idx++) {
 		struct page *home = ddsm_frame_get_local(n, own + idx);
 
@@ -154,7 +133,19 @@ bool ddsm_replica_takeover(struct ddsm_node *n)
 		if (!(idx & 1023))
 			cond_resched();
 	}
-	mutex_lock(&n->rx_lock);
+	return loaded;
+}
+
+/*
+ * Under rx_lock: each unit's line here becomes I, our own dirty copy (newer
+ * than any image) moves into the home frame, marked in @dirty, and the
+ * directory entry is held.  Returns how many copies moved.
+ */
+static u64 move_copies(struct ddsm_node *n, u32 pred, u64 own, u64 homed,
+		       unsigned long *dirty)
+{
+	u64 idx, moved = 0;
+
 	for (idx = 0; idx < homed; idx++) {
 		u64 unit = ddsm_space_home_unit(&n->space, pred, idx);
 		struct mutex *cl = ddsm_cl_lock(n, unit);
@@ -185,6 +176,68 @@ bool ddsm_replica_takeover(struct ddsm_node *n)
 		if (!(idx & 1023))
 			cond_resched();
 	}
+	return moved;
+}
+
+/*
+ * Tell every live node in @wait, which will hand back its dirty copies;
+ * the units are served once all did (or the bound passed).
+ */
+static void announce(struct ddsm_node *n, u64 wait)
+{
+	struct ddsm_replica *r = &n->replica;
+	u32 i;
+
+	for (i = 0; i < n->space.nr_nodes; i++)
+		if (wait & BIT_ULL(i))
+			ddsm_replica_notice(n, i);
+	wake_up_all(&n->peer_wait);
+	if (wait)
+		mod_delayed_work(system_wq, &r->holding_work,
+				 msecs_to_jiffies(ddsm_fault_timeout_ms()));
+	else
+		holding_release(n, "no other live node");
+}
+
+/*
+ * Take the predecessor's units over.  Returns true if this node serves
+ * them (now or already).  Process context, no lock held.
+ */
+bool ddsm_replica_takeover(struct ddsm_node *n)
+{
+	struct ddsm_replica *r = &n->replica;
+	u32 pred = replica_pred(n), self = n->space.node_id, i;
+	u64 idx, own, homed, moved, loaded, wait = 0;
+	unsigned long *dirty;
+	int may;
+
+	/* Unloading: the peers' deaths are our own leaving. */
+	if (!replica_enabled(n) || !n->persist || READ_ONCE(r->stopping))
+		return false;
+	mutex_lock(&r->takeover_lock);
+	may = takeover_may(n, pred);
+	if (may) {
+		mutex_unlock(&r->takeover_lock);
+		return may > 0;
+	}
+	/*
+	 * Every image the predecessor sent is in its slot before we read
+	 * them: its death came after all its messages, and the worker may
+	 * still be putting the last ones.
+	 */
+	flush_work(&r->work);
+	own = ddsm_space_units_homed(&n->space, self);
+	homed = ddsm_space_units_homed(&n->space, pred);
+	dirty = bitmap_zalloc(homed, GFP_KERNEL);
+	if (!dirty) {
+		mutex_unlock(&r->takeover_lock);
+		pr_err("node %u stayed away; no memory to take its units over\n",
+		       pred);
+		return false;
+	}
+	loaded = load_images(n, pred, own, homed);
+	mutex_lock(&n->rx_lock);
+	moved = move_copies(n, pred, own, homed, dirty);
 	WRITE_ONCE(n->space.failover, n->space.failover | BIT_ULL(pred));
 	/* Every moved copy is a write epoch pmem has not seen. */
 	for_each_set_bit(idx, dirty, homed)
@@ -206,15 +259,7 @@ bool ddsm_replica_takeover(struct ddsm_node *n)
 	trace_ddsm_takeover(pred, loaded, moved, wait);
 	pr_warn("node %u stayed away: took its units over (%llu images from the replica, %llu dirty copies of ours); no failback\n",
 		pred, loaded, moved);
-	for (i = 0; i < n->space.nr_nodes; i++)
-		if (wait & BIT_ULL(i))
-			ddsm_replica_notice(n, i);
-	wake_up_all(&n->peer_wait);
-	if (wait)
-		mod_delayed_work(system_wq, &r->holding_work,
-				 msecs_to_jiffies(ddsm_fault_timeout_ms()));
-	else
-		holding_release(n, "no other live node");
+	announce(n, wait);
 	return true;
 }
 

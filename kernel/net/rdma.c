@@ -163,21 +163,15 @@ static int alloc_frames(struct rdma_tp *tp, u32 nr)
 	return 0;
 }
 
-struct ddsm_transport *ddsm_rdma_create(const struct ddsm_rdma_config *cfg,
-					ddsm_recv_fn recv, ddsm_peer_fn peer_event,
-					void *ctx)
+/*
+ * The transport's settings from @cfg, its timer, work and queues, and
+ * every peer down (this node: self) with its address and queues ready.
+ */
+static void init_tp(struct rdma_tp *tp, const struct ddsm_rdma_config *cfg,
+		    ddsm_recv_fn recv, ddsm_peer_fn peer_event, void *ctx)
 {
-	struct rdma_tp *tp;
 	u32 i;
-	int ret;
 
-	if (cfg->nr_nodes < 2 || cfg->nr_nodes > DDSM_MAX_NODES ||
-	    cfg->self >= cfg->nr_nodes || !cfg->frames ||
-	    cfg->frames > RDMA_MAX_FRAMES)
-		return ERR_PTR(-EINVAL);
-	tp = kzalloc(sizeof(*tp), GFP_KERNEL);
-	if (!tp)
-		return ERR_PTR(-ENOMEM);
 	tp->t.ops = &rdma_ops;
 	tp->t.recv = recv;
 	tp->t.peer_event = peer_event;
@@ -204,6 +198,29 @@ struct ddsm_transport *ddsm_rdma_create(const struct ddsm_rdma_config *cfg,
 		peer->next_connect = jiffies;
 		atomic64_set(&peer->msgs_sent, 0);
 	}
+	timer_setup(&tp->tick, rdma_tick, 0);
+	INIT_WORK(&tp->connect_work, rdma_connect_work);
+	spin_lock_init(&tp->listen_lock);
+	spin_lock_init(&tp->evq_lock);
+	INIT_LIST_HEAD(&tp->evq);
+	init_waitqueue_head(&tp->evq_wait);
+}
+
+struct ddsm_transport *ddsm_rdma_create(const struct ddsm_rdma_config *cfg,
+					ddsm_recv_fn recv, ddsm_peer_fn peer_event,
+					void *ctx)
+{
+	struct rdma_tp *tp;
+	int ret;
+
+	if (cfg->nr_nodes < 2 || cfg->nr_nodes > DDSM_MAX_NODES ||
+	    cfg->self >= cfg->nr_nodes || !cfg->frames ||
+	    cfg->frames > RDMA_MAX_FRAMES)
+		return ERR_PTR(-EINVAL);
+	tp = kzalloc(sizeof(*tp), GFP_KERNEL);
+	if (!tp)
+		return ERR_PTR(-ENOMEM);
+	init_tp(tp, cfg, recv, peer_event, ctx);
 	if (cfg->auth_key) {
 		ret = ddsm_auth_init(&tp->auth, cfg->auth_key,
 				     cfg->auth_key_len);
@@ -214,12 +231,6 @@ struct ddsm_transport *ddsm_rdma_create(const struct ddsm_rdma_config *cfg,
 			return ERR_PTR(ret);
 		}
 	}
-	timer_setup(&tp->tick, rdma_tick, 0);
-	INIT_WORK(&tp->connect_work, rdma_connect_work);
-	spin_lock_init(&tp->listen_lock);
-	spin_lock_init(&tp->evq_lock);
-	INIT_LIST_HEAD(&tp->evq);
-	init_waitqueue_head(&tp->evq_wait);
 
 	ret = alloc_frames(tp, cfg->frames);
 	if (ret)

@@ -155,6 +155,43 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* One ping (or rpc) and its answer; *@rtt_ns: the round trip. */
+static int ping_once(struct rdma_test *t, u32 node, u32 size, bool want_page,
+		     unsigned long wait, u64 *rtt_ns)
+{
+	u64 cookie = ++t->seq, t0;
+	u8 payload[TEST_MAX_PING];
+	u32 k;
+	int ret;
+
+	for (k = 0; k < size; k++)
+		payload[k] = ping_byte(cookie, k);
+	spin_lock_bh(&t->plock);
+	reinit_completion(&t->pong);
+	t->cookie = cookie;
+	t->node = node;
+	t->size = size;
+	t->ok = false;
+	t->down = false;
+	t->want_page = want_page;
+	t->waiting = true;
+	spin_unlock_bh(&t->plock);
+
+	t0 = ktime_get_ns();
+	ret = ddsm_rdma_send_raw(t->tp, node, RDMA_T_PING,
+				 want_page ? RDMA_HF_WANT_PAGE : 0,
+				 cookie, payload, size, NULL);
+	if (!ret && !wait_for_completion_timeout(&t->pong, wait))
+		ret = -ETIMEDOUT;
+	spin_lock_bh(&t->plock);
+	t->waiting = false;
+	if (!ret && t->down)
+		ret = -EHOSTDOWN;
+	spin_unlock_bh(&t->plock);
+	*rtt_ns = ktime_get_ns() - t0;
+	return ret;
+}
+
 /*
  * @want_page: each answer carries the peer's pattern frame 0, copied into
  * a local page inside the timed round trip and checked after it.
@@ -165,7 +202,6 @@ static int run_ping(struct rdma_test *t, u32 node, u32 count, u32 size,
 	unsigned long wait = msecs_to_jiffies(t->tp->peer_timeout_ms + 1000);
 	struct page *check = NULL;
 	u32 i, good = 0, bad = 0, lost = 0, want_crc = 0;
-	u8 payload[TEST_MAX_PING];
 	u64 *rtt, sum = 0;
 	int ret = 0;
 
@@ -184,36 +220,9 @@ static int run_ping(struct rdma_test *t, u32 node, u32 count, u32 size,
 		want_crc = pattern_crc(t->tp, node * 1000, check);
 	}
 	for (i = 0; i < count; i++) {
-		u64 cookie = ++t->seq, t0;
-		u32 k;
-
-		for (k = 0; k < size; k++)
-			payload[k] = ping_byte(cookie, k);
-		spin_lock_bh(&t->plock);
-		reinit_completion(&t->pong);
-		t->cookie = cookie;
-		t->node = node;
-		t->size = size;
-		t->ok = false;
-		t->down = false;
-		t->want_page = want_page;
-		t->waiting = true;
-		spin_unlock_bh(&t->plock);
-
-		t0 = ktime_get_ns();
-		ret = ddsm_rdma_send_raw(t->tp, node, RDMA_T_PING,
-					 want_page ? RDMA_HF_WANT_PAGE : 0,
-					 cookie, payload, size, NULL);
-		if (!ret && !wait_for_completion_timeout(&t->pong, wait))
-			ret = -ETIMEDOUT;
-		spin_lock_bh(&t->plock);
-		t->waiting = false;
-		if (!ret && t->down)
-			ret = -EHOSTDOWN;
-		spin_unlock_bh(&t->plock);
+		ret = ping_once(t, node, size, want_page, wait, &rtt[good + bad]);
 		if (ret)
 			break;
-		rtt[good + bad] = ktime_get_ns() - t0;
 		sum += rtt[good + bad];
 		if (t->ok && want_page) {
 			t->ok = page_crc(t->rx_page) == want_crc;

@@ -71,15 +71,6 @@ static int event_error(struct ddsm_node *n, u64 unit, u32 seq)
 	return err;
 }
 
-static vm_fault_t fault_done(struct ddsm_node *n, u64 unit, bool write,
-			     bool mkwrite, bool waited, vm_fault_t ret)
-{
-	if (ret & (VM_FAULT_SIGBUS | VM_FAULT_OOM))
-		atomic64_inc(&n->stats.fault_errors);
-	trace_ddsm_fault(unit, write, mkwrite, waited, ret);
-	return ret;
-}
-
 /* May this attempt wait without mmap_lock, and return VM_FAULT_RETRY? */
 static bool may_drop_lock(struct vm_fault *vmf, bool mkwrite)
 {
@@ -193,236 +184,289 @@ static int wait_for_home(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 }
 
 /*
- * Start dropping @unit's copy; true if an EVICT went out.  @nowait (the
- * shrinker): give up rather than wait for the line lock.
+ * One fault on its way through the protocol: what it asked for, its
+ * bound, and what it learnt so far.  ddsm_access() takes it through the
+ * steps below, as ttm_bo_vm.c takes a fault through reserve, fault and
+ * unlock: each step either ends the fault (true, *@ret set) or lets it
+ * go on.
  */
-bool ddsm_evict(struct ddsm_node *n, u64 unit, bool nowait, bool for_room)
-{
-	struct mutex *cl = ddsm_cl_lock(n, unit);
-	struct ddsm_action buf[3];
+struct access {
+	struct ddsm_node *n;
+	struct vm_fault *vmf;
+	u64 unit;
+	bool write;
+	bool mkwrite;
+	bool drop;		/* may wait without mmap_lock (may_drop_lock) */
+	bool waited;		/* an event was started or waited for */
+	unsigned int timeout_ms;
+	unsigned long deadline;	/* jiffies */
+	u32 seq;		/* the event waited for */
+	struct ddsm_action buf[2];
 	struct ddsm_actions acts;
-	bool started;
+};
 
-	ddsm_actions_init(&acts, buf, ARRAY_SIZE(buf));
-	if (!nowait)
-		mutex_lock(cl);
-	else if (!mutex_trylock(cl))
-		return false;
-	started = !ddsm_cache_evict(&n->cache, unit, &acts);
-	if (started)
-		ddsm_frame_leaving(n, unit);
-	else if (ddsm_cache_line(&n->cache, unit)->state == DDSM_C_I)
-		ddsm_frame_release(n, unit);	/* a frame left behind */
-	mutex_unlock(cl);
-	if (started) {
-		/* A barrier's evictions are counted as its PERSISTs. */
-		if (for_room)
-			atomic64_inc(&n->stats.evictions);
-		ddsm_run_actions(n, &acts, NULL);
-	}
-	return started;
+/*
+ * The protocol said yes: install the PTE, under the line lock, and let
+ * home serve the next request once the access can run.  Ends the fault.
+ */
+static vm_fault_t access_map(struct access *a, struct page *frame,
+			     enum ddsm_fault_result res)
+{
+	struct ddsm_node *n = a->n;
+	u64 unit = a->unit;
+	bool rw = res == DDSM_FAULT_MAP_RW;
+	vm_fault_t ret;
+
+	/*
+	 * A home frame kept on pmem is writable only for a store, which
+	 * marks it for the flusher (persist.c); a load maps it read-only.
+	 */
+	if (rw && !a->write && ddsm_persist_tracks(n, unit))
+		rw = false;
+	/* A read-only result never answers a store. */
+	if (WARN_ON_ONCE(a->write && !rw))
+		ret = VM_FAULT_SIGBUS;
+	else if (a->mkwrite)
+		ret = ddsm_mm_mkwrite(a->vmf, frame);
+	else
+		ret = ddsm_mm_map(a->vmf, frame, rw);
+	if (rw)
+		ddsm_persist_dirty(n, unit);
+	/* Let the access run before a forwarded request (rx.c). */
+	if (ddsm_cache_line(&n->cache, unit)->hold)
+		atomic64_set(&n->cl_granted_ns[ddsm_cl_hash(unit)],
+			     ktime_get_ns());
+	/* The access has its PTE: home may serve the next one. */
+	if (!a->write && ddsm_cache_hold_until_write(&n->cache, unit))
+		ddsm_hold_for_write(n, unit, &a->acts);
+	else
+		ddsm_hold_done(n, unit, &a->acts);
+	return ret;
 }
 
 /*
- * Keep cache frames within the limit: evict by CLOCK until enough are on
- * their way out, then give them a moment to go.  The limit is soft: a
- * fault never waits long for room, so it can never deadlock on it.
+ * Ask the protocol under the line lock: map at once (ends the fault), or
+ * an event to start or join, whose number goes to a->seq.
  */
-static void make_room(struct ddsm_node *n)
+static bool access_try(struct access *a, vm_fault_t *ret)
 {
-	u64 tries, victim;
+	struct ddsm_node *n = a->n;
+	struct mutex *cl = ddsm_cl_lock(n, a->unit);
+	enum ddsm_fault_result res;
+	struct page *frame;
 
-	for (tries = 0; ddsm_frames_need_room(n) && tries < 64; tries++) {
-		if (!ddsm_frames_clock_next(n, &victim))
-			break;
-		ddsm_evict(n, victim, false, true);
+	ddsm_actions_init(&a->acts, a->buf, ARRAY_SIZE(a->buf));
+	mutex_lock(cl);
+	/*
+	 * The frame must exist before data can arrive into it, and is
+	 * taken under the lock that keeps an eviction from freeing it.
+	 */
+	frame = ddsm_frame_get(n, a->unit, GFP_KERNEL);
+	if (!frame) {
+		mutex_unlock(cl);
+		*ret = VM_FAULT_OOM;
+		return true;
 	}
-	wait_event_timeout(n->frames.room,
-			   atomic64_read(&n->frames.cached) < n->frames.limit,
-			   msecs_to_jiffies(100));
+	ddsm_frame_touch(n, a->unit);
+	res = ddsm_cache_fault(&n->cache, a->unit, a->write, &a->acts);
+	if (res != DDSM_FAULT_WAIT) {
+		*ret = access_map(a, frame, res);
+		mutex_unlock(cl);
+		ddsm_run_actions(n, &a->acts, NULL);
+		if (!a->waited)
+			atomic64_inc(&n->stats.remaps);
+		return true;
+	}
+	a->seq = ddsm_cache_line(&n->cache, a->unit)->seq;
+	mutex_unlock(cl);
+	return false;
+}
+
+/* The first attempt already waited the whole bound for this event. */
+static bool access_stuck(struct access *a, vm_fault_t *ret)
+{
+	struct ddsm_stuck *stuck = &a->n->cl_stuck[ddsm_cl_hash(a->unit)];
+
+	if (a->drop || a->acts.n || READ_ONCE(stuck->seq) != a->seq ||
+	    READ_ONCE(stuck->unit) != a->unit ||
+	    event_over(a->n, a->unit, a->seq, a->write))
+		return false;
+	atomic64_inc(&a->n->stats.fault_timeouts);
+	*ret = VM_FAULT_SIGBUS;
+	return true;
+}
+
+/* What a step tells ddsm_access(): go on, the fault is over, start over. */
+enum access_next {
+	ACCESS_ON,
+	ACCESS_DONE,
+	ACCESS_AGAIN,
+};
+
+/*
+ * Send what the protocol asked for.  If the home is unreachable, the
+ * event fails (not just this fault); the fault starts over if the unit's
+ * backup will serve it, within its bound.
+ */
+static enum access_next access_start(struct access *a, vm_fault_t *ret)
+{
+	struct ddsm_node *n = a->n;
+	struct mutex *cl = ddsm_cl_lock(n, a->unit);
+
+	count_start(n, &a->acts);
+	a->waited = true;
+	if (!ddsm_run_actions(n, &a->acts, NULL))
+		return ACCESS_ON;
+	ddsm_actions_init(&a->acts, a->buf, ARRAY_SIZE(a->buf));
+	mutex_lock(cl);
+	ddsm_cache_home_lost(&n->cache, a->unit, EHOSTDOWN, &a->acts);
+	mutex_unlock(cl);
+	ddsm_run_actions(n, &a->acts, NULL);
+	*ret = VM_FAULT_SIGBUS;
+	/* Its backup will serve it: wait for that (wait_for_home()). */
+	if (!failover_may_come(n, a->unit) ||
+	    !time_before(jiffies, a->deadline))
+		return ACCESS_DONE;
+	atomic64_inc(&n->stats.lost_retries);
+	if (a->drop)
+		mmap_read_unlock(a->vmf->vma->vm_mm);
+	schedule_timeout_killable(msecs_to_jiffies(DDSM_LOST_RETRY_MS));
+	if (a->drop) {
+		*ret = VM_FAULT_RETRY;
+		return ACCESS_DONE;
+	}
+	return fatal_signal_pending(current) ? ACCESS_DONE : ACCESS_AGAIN;
+}
+
+/*
+ * Wait for the event, within the fault's bound.  A first attempt that
+ * may drop mmap_lock waits without it and always ends in a retry; one
+ * that ran out notes the event, so that the retry fails at once.
+ */
+static bool access_wait(struct access *a, vm_fault_t *ret)
+{
+	struct ddsm_node *n = a->n;
+	long left;
+
+	if (a->drop)
+		mmap_read_unlock(a->vmf->vma->vm_mm);
+	left = (long)a->deadline - (long)jiffies;
+	if (left <= 0)
+		left = 0;
+	else
+		left = wait_event_killable_timeout(*ddsm_cl_wait(n, a->unit),
+						   event_over(n, a->unit, a->seq,
+							      a->write),
+						   left);
+	if (left == -ERESTARTSYS)
+		atomic64_inc(&n->stats.fault_kills);
+	if (a->drop) {
+		struct ddsm_stuck *stuck = &n->cl_stuck[ddsm_cl_hash(a->unit)];
+
+		if (!left && !event_over(n, a->unit, a->seq, a->write)) {
+			WRITE_ONCE(stuck->unit, a->unit);
+			WRITE_ONCE(stuck->seq, a->seq);
+		}
+		*ret = VM_FAULT_RETRY;
+		return true;
+	}
+	*ret = VM_FAULT_SIGBUS;
+	/* Dying task: the receive path finishes the event. */
+	if (left == -ERESTARTSYS)
+		return true;
+	if (!left && !event_over(n, a->unit, a->seq, a->write)) {
+		atomic64_inc(&n->stats.fault_timeouts);
+		pr_warn_ratelimited("ddsm: fault on unit %llu timed out after %u ms\n",
+				    a->unit, a->timeout_ms);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The event is over: start over (its failure was EBUSY, or the unit may
+ * come back within the bound), or fail the fault.
+ */
+static bool access_retry(struct access *a, vm_fault_t *ret)
+{
+	struct ddsm_node *n = a->n;
+	int err = event_error(n, a->unit, a->seq);
+
+	*ret = VM_FAULT_SIGBUS;
+	/* The home died under the event, and its backup will serve. */
+	if (err == EHOSTDOWN && failover_may_come(n, a->unit))
+		err = EAGAIN;
+	if (err == EAGAIN && time_before(jiffies, a->deadline)) {
+		/*
+		 * Lost with a node declared dead that may come back
+		 * with it (rejoin.c): ask again, within the bound.
+		 */
+		atomic64_inc(&n->stats.lost_retries);
+		schedule_timeout_killable(msecs_to_jiffies(DDSM_LOST_RETRY_MS));
+		return fatal_signal_pending(current);
+	}
+	if (err && err != EBUSY) {
+		pr_warn_ratelimited("ddsm: fault on unit %llu failed: %d\n",
+				    a->unit, -err);
+		return true;
+	}
+	if (time_after(jiffies, a->deadline)) {
+		atomic64_inc(&n->stats.fault_timeouts);
+		return true;
+	}
+	return false;
+}
+
+/* Home reachable, or the wait for it ended the fault. */
+static bool access_home(struct access *a, vm_fault_t *ret)
+{
+	switch (wait_for_home(a->n, a->vmf, a->unit, a->deadline,
+			      a->timeout_ms, a->drop)) {
+	case 0:
+		return false;
+	case -EAGAIN:
+		a->waited = true;
+		*ret = VM_FAULT_RETRY;
+		return true;
+	default:
+		*ret = VM_FAULT_SIGBUS;
+		return true;
+	}
 }
 
 vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 		       bool write, bool mkwrite)
 {
-	unsigned int timeout_ms = ddsm_fault_timeout_ms();
-	unsigned long deadline = jiffies + msecs_to_jiffies(timeout_ms);
-	struct mutex *cl = ddsm_cl_lock(n, unit);
-	bool drop = may_drop_lock(vmf, mkwrite);
-	struct ddsm_stuck *stuck = &n->cl_stuck[ddsm_cl_hash(unit)];
-	struct ddsm_action buf[2];
-	struct ddsm_actions acts;
-	bool waited = false;
-	struct page *frame;
-	vm_fault_t ret;
+	struct access a = {
+		.n = n, .vmf = vmf, .unit = unit,
+		.write = write, .mkwrite = mkwrite,
+		.drop = may_drop_lock(vmf, mkwrite),
+		.timeout_ms = ddsm_fault_timeout_ms(),
+	};
+	vm_fault_t ret = VM_FAULT_SIGBUS;
 
+	a.deadline = jiffies + msecs_to_jiffies(a.timeout_ms);
 	trace_ddsm_fault_begin(unit, write, mkwrite);
-	if (!ddsm_unit_valid(&n->space, unit))
-		return fault_done(n, unit, write, mkwrite, false,
-				  VM_FAULT_SIGBUS);
-	if (!ddsm_frame_peek(n, unit) && ddsm_frames_need_room(n))
-		make_room(n);
+	if (ddsm_unit_valid(&n->space, unit)) {
+		if (!ddsm_frame_peek(n, unit) && ddsm_frames_need_room(n))
+			ddsm_make_room(n);
+		for (;;) {
+			enum access_next next;
 
-	for (;;) {
-		enum ddsm_fault_result res;
-		long left;
-		u32 seq;
-		int err;
-
-		switch (wait_for_home(n, vmf, unit, deadline, timeout_ms, drop)) {
-		case 0:
-			break;
-		case -EAGAIN:
-			return fault_done(n, unit, write, mkwrite, true,
-					  VM_FAULT_RETRY);
-		default:
-			return fault_done(n, unit, write, mkwrite, waited,
-					  VM_FAULT_SIGBUS);
-		}
-		ddsm_actions_init(&acts, buf, ARRAY_SIZE(buf));
-		mutex_lock(cl);
-		/*
-		 * The frame must exist before data can arrive into it, and is
-		 * taken under the lock that keeps an eviction from freeing it.
-		 */
-		frame = ddsm_frame_get(n, unit, GFP_KERNEL);
-		if (!frame) {
-			mutex_unlock(cl);
-			return fault_done(n, unit, write, mkwrite, waited,
-					  VM_FAULT_OOM);
-		}
-		ddsm_frame_touch(n, unit);
-		res = ddsm_cache_fault(&n->cache, unit, write, &acts);
-		if (res != DDSM_FAULT_WAIT) {
-			bool rw = res == DDSM_FAULT_MAP_RW;
-
-			/*
-			 * A home frame kept on pmem is writable only for a
-			 * store, which marks it for the flusher (persist.c);
-			 * a load maps it read-only.
-			 */
-			if (rw && !write && ddsm_persist_tracks(n, unit))
-				rw = false;
-			/* A read-only result never answers a store. */
-			if (WARN_ON_ONCE(write && !rw))
-				ret = VM_FAULT_SIGBUS;
-			else if (mkwrite)
-				ret = ddsm_mm_mkwrite(vmf, frame);
-			else
-				ret = ddsm_mm_map(vmf, frame, rw);
-			if (rw)
-				ddsm_persist_dirty(n, unit);
-			/* Let the access run before a forwarded request (rx.c). */
-			if (ddsm_cache_line(&n->cache, unit)->hold)
-				atomic64_set(&n->cl_granted_ns[ddsm_cl_hash(unit)],
-					     ktime_get_ns());
-			/* The access has its PTE: home may serve the next one. */
-			if (!write &&
-			    ddsm_cache_hold_until_write(&n->cache, unit))
-				ddsm_hold_for_write(n, unit, &acts);
-			else
-				ddsm_hold_done(n, unit, &acts);
-			mutex_unlock(cl);
-			ddsm_run_actions(n, &acts, NULL);
-			if (!waited)
-				atomic64_inc(&n->stats.remaps);
-			return fault_done(n, unit, write, mkwrite, waited, ret);
-		}
-		seq = ddsm_cache_line(&n->cache, unit)->seq;
-		mutex_unlock(cl);
-		/* The first attempt already waited the whole bound for it. */
-		if (!drop && !acts.n && READ_ONCE(stuck->seq) == seq &&
-		    READ_ONCE(stuck->unit) == unit &&
-		    !event_over(n, unit, seq, write)) {
-			atomic64_inc(&n->stats.fault_timeouts);
-			return fault_done(n, unit, write, mkwrite, waited,
-					  VM_FAULT_SIGBUS);
-		}
-
-		count_start(n, &acts);
-		waited = true;
-		if (ddsm_run_actions(n, &acts, NULL)) {
-			/* The home is unreachable: fail the event, not just this fault. */
-			ddsm_actions_init(&acts, buf, ARRAY_SIZE(buf));
-			mutex_lock(cl);
-			ddsm_cache_home_lost(&n->cache, unit, EHOSTDOWN, &acts);
-			mutex_unlock(cl);
-			ddsm_run_actions(n, &acts, NULL);
-			/* Its backup will serve it: wait for that (above). */
-			if (failover_may_come(n, unit) &&
-			    time_before(jiffies, deadline)) {
-				atomic64_inc(&n->stats.lost_retries);
-				if (drop)
-					mmap_read_unlock(vmf->vma->vm_mm);
-				schedule_timeout_killable(msecs_to_jiffies(DDSM_LOST_RETRY_MS));
-				if (drop || fatal_signal_pending(current))
-					return fault_done(n, unit, write, mkwrite,
-							  waited, drop ?
-							  VM_FAULT_RETRY :
-							  VM_FAULT_SIGBUS);
+			if (access_home(&a, &ret) || access_try(&a, &ret) ||
+			    access_stuck(&a, &ret))
+				break;
+			next = access_start(&a, &ret);
+			if (next == ACCESS_DONE)
+				break;
+			if (next == ACCESS_AGAIN)
 				continue;
-			}
-			return fault_done(n, unit, write, mkwrite, waited,
-					  VM_FAULT_SIGBUS);
-		}
-
-		if (drop)
-			mmap_read_unlock(vmf->vma->vm_mm);
-		left = (long)deadline - (long)jiffies;
-		if (left <= 0)
-			left = 0;
-		else
-			left = wait_event_killable_timeout(*ddsm_cl_wait(n, unit),
-							   event_over(n, unit, seq, write),
-							   left);
-		if (left == -ERESTARTSYS)
-			atomic64_inc(&n->stats.fault_kills);
-		if (drop) {
-			if (!left && !event_over(n, unit, seq, write)) {
-				WRITE_ONCE(stuck->unit, unit);
-				WRITE_ONCE(stuck->seq, seq);
-			}
-			return fault_done(n, unit, write, mkwrite, waited,
-					  VM_FAULT_RETRY);
-		}
-		if (left == -ERESTARTSYS) {
-			/* Dying task: the receive path finishes the event. */
-			return fault_done(n, unit, write, mkwrite, waited,
-					  VM_FAULT_SIGBUS);
-		}
-		if (!left && !event_over(n, unit, seq, write)) {
-			atomic64_inc(&n->stats.fault_timeouts);
-			pr_warn_ratelimited("ddsm: fault on unit %llu timed out after %u ms\n",
-					    unit, timeout_ms);
-			return fault_done(n, unit, write, mkwrite, waited,
-					  VM_FAULT_SIGBUS);
-		}
-		err = event_error(n, unit, seq);
-		/* The home died under the event, and its backup will serve. */
-		if (err == EHOSTDOWN && failover_may_come(n, unit))
-			err = EAGAIN;
-		if (err == EAGAIN && time_before(jiffies, deadline)) {
-			/*
-			 * Lost with a node declared dead that may come back
-			 * with it (rejoin.c): ask again, within the bound.
-			 */
-			atomic64_inc(&n->stats.lost_retries);
-			schedule_timeout_killable(msecs_to_jiffies(DDSM_LOST_RETRY_MS));
-			if (fatal_signal_pending(current))
-				return fault_done(n, unit, write, mkwrite,
-						  waited, VM_FAULT_SIGBUS);
-			continue;
-		}
-		if (err && err != EBUSY) {
-			pr_warn_ratelimited("ddsm: fault on unit %llu failed: %d\n",
-					    unit, -err);
-			return fault_done(n, unit, write, mkwrite, waited,
-					  VM_FAULT_SIGBUS);
-		}
-		if (time_after(jiffies, deadline)) {
-			atomic64_inc(&n->stats.fault_timeouts);
-			return fault_done(n, unit, write, mkwrite, waited,
-					  VM_FAULT_SIGBUS);
+			if (access_wait(&a, &ret) || access_retry(&a, &ret))
+				break;
 		}
 	}
+	if (ret & (VM_FAULT_SIGBUS | VM_FAULT_OOM))
+		atomic64_inc(&n->stats.fault_errors);
+	trace_ddsm_fault(unit, write, mkwrite, a.waited, ret);
+	return ret;
 }

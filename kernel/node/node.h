@@ -200,11 +200,19 @@ unsigned int ddsm_fault_timeout_ms(void);
 /* params.c: the grace_us parameter, as it is now. */
 unsigned int ddsm_grace_us(void);
 
-/* access.c: the fault path, and eviction (CLOCK, the shrinker). */
-/* @for_room: counted in stats.evictions (cache_frames, the shrinker). */
-bool ddsm_evict(struct ddsm_node *n, u64 unit, bool nowait, bool for_room);
+/* access.c: the fault path. */
 vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 		       bool write, bool mkwrite);
+
+/* evict.c: cache frames given back (CLOCK, barriers, the shrinker). */
+/*
+ * Start dropping @unit's copy; true if an EVICT went out.  @nowait: give
+ * up rather than wait for the line lock.  @for_room: counted in
+ * stats.evictions (cache_frames, the shrinker).
+ */
+bool ddsm_evict(struct ddsm_node *n, u64 unit, bool nowait, bool for_room);
+/* Below cache_frames again, or a moment waited for it (the fault path). */
+void ddsm_make_room(struct ddsm_node *n);
 
 /* rx.c: the receive path, and peers coming and going. */
 void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
