@@ -38,7 +38,7 @@
 # Env: BENCH_FAULTS (200: timed faults), BENCH_TRACE_FAULTS (100),
 # BENCH_PERF_ITERS (1000).
 
-. "$(dirname "${BASH_SOURCE[0]}")/transport_lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/transport.sh"
 
 FAULTS=${BENCH_FAULTS:-200} TRACE_FAULTS=${BENCH_TRACE_FAULTS:-100}
 ITERS=${BENCH_PERF_ITERS:-1000}	# read by read_lat

@@ -10,7 +10,7 @@
 # and prints, per node and request type, how long the grace slept
 # ("bench grace NODE TYPE N MEDIAN P90" in us, and the mean).
 
-. "$(dirname "${BASH_SOURCE[0]}")/transport_lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/transport.sh"
 
 ROUNDS=${BENCH_ROUNDS:-500} ITERS=${BENCH_PERF_ITERS:-1000}
 IFS=, read -ra IPS <<<"$DDSM_NODE_IPS"

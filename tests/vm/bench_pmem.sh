@@ -17,13 +17,13 @@
 #   BENCH_PMEM_MODELS  models, in run order (default below)
 #   BENCH_PMEM_ARGS    more ddsm-bench-pmem options (-u, -k, -r, -n)
 
-# shellcheck source=tests/vm/transport_lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/transport_lib.sh"
+# shellcheck source=tests/vm/lib/transport.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/transport.sh"
 
 SECS=${BENCH_PMEM_SECS:-30} ITERS=${BENCH_PERF_ITERS:-1000}
 MODELS=${BENCH_PMEM_MODELS:-eventual scope read_enf strict sync}
 ARGS=${BENCH_PMEM_ARGS:-}
-# shellcheck disable=SC2034 # ITERS, IPS: read_lat (transport_lib.sh) uses them
+# shellcheck disable=SC2034 # ITERS, IPS: read_lat (lib/transport.sh) uses them
 IFS=, read -ra IPS <<<"$DDSM_NODE_IPS"
 # The layout ddsm-bench-pmem.c uses: harness units at 32 MiB (Scope, so
 # they add no persists), one 1 MiB region per model from 16 MiB.

@@ -33,7 +33,7 @@
 #   svc_TYPE   TYPE received -> next message sent for that unit, on the
 #              node that handles it (home or owner): its processing time
 
-. "$(dirname "${BASH_SOURCE[0]}")/transport_lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/transport.sh"
 
 REPS=${BENCH_REPS:-100} SCAN_MIB=${BENCH_SCAN_MIB:-16}
 SETTLE=${BENCH_SETTLE_US:-1000} ITERS=${BENCH_PERF_ITERS:-1000}

@@ -19,7 +19,7 @@
 # Environment: BENCH_ROUNDS (3), BENCH_ITERS (1000: latency iterations),
 # BENCH_BW_ITERS (2000), BENCH_DEPTH (64: in flight, both tools).
 
-. "$(dirname "${BASH_SOURCE[0]}")/transport_lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/transport.sh"
 
 ROUNDS=${BENCH_ROUNDS:-3} ITERS=${BENCH_ITERS:-1000}
 BW_ITERS=${BENCH_BW_ITERS:-2000} DEPTH=${BENCH_DEPTH:-64}

@@ -14,7 +14,7 @@
 #
 # TXB_SECS (seconds per run, default 20), TXB_RECORDS (default 10000).
 
-. "$(dirname "${BASH_SOURCE[0]}")/cluster_lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
 BIN=$DDSM/bin
 SECS=${TXB_SECS:-20} RECORDS=${TXB_RECORDS:-10000}
 

@@ -8,7 +8,7 @@
 # compared here.  One boot per run: nodes that reload a module at
 # different times would meet their peers' old one.
 
-. "$(dirname "${BASH_SOURCE[0]}")/cluster_lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
 SECS=${TXB_SECS:-20} RECORDS=${TXB_RECORDS:-10000}
 WL=${TXB_WL:-ycsbt -r 50 -v 256} BACKEND=${TXB_BACKEND:-hades}
 M=${TXB_MODULE:?} R=${TXB_ROUND:?}

@@ -10,7 +10,7 @@
 #
 # TXB_PAIRS (10), TXB_SECS (20), TXB_RECORDS (10000), TXB_WL.
 
-. "$(dirname "${BASH_SOURCE[0]}")/cluster_lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
 BIN=$DDSM/bin
 PAIRS=${TXB_PAIRS:-10} SECS=${TXB_SECS:-20} RECORDS=${TXB_RECORDS:-10000}
 WL=${TXB_WL:-ycsbt -r 50 -v 256}

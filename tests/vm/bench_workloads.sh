@@ -15,7 +15,7 @@
 # each ddsm-micro measured run, which replays its trace for that long, so
 # that the nodes' runs overlap whatever their speed).
 
-. "$(dirname "${BASH_SOURCE[0]}")/cluster_lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
 BIN=$DDSM/bin
 RECORDS=${BW_RECORDS:-10000} SECS=${BW_SECS:-10} THREADS=${BW_THREADS:-1}
 
