@@ -21,11 +21,8 @@ VERSION=$(cat "$ROOT/tools/packaging/VERSION")
 MA=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 ARCH=$(dpkg-architecture -qDEB_HOST_ARCH)
 DEB=$BUILD_DIR/deb
-failed=0
-
-ok() { echo "ok - packaging: $*"; }
-nok() { echo "not ok - packaging: $*"; failed=1; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+. "$ROOT/tests/vm/lib/tap.sh"
+TAP_WHO=packaging
 # Quote a command's output as TAP comments (diagnostics).
 quote() { sed 's/^/#   /'; }
 
@@ -285,4 +282,4 @@ check "make install: the unit runs PREFIX's ddsmctl" \
 left=$(changed)
 check "this test wrote nothing in the checkout${left:+ (wrote: $left)}" test -z "$left"
 
-exit $failed
+tap_exit

@@ -38,7 +38,7 @@
 # Env: BENCH_FAULTS (200: timed faults), BENCH_TRACE_FAULTS (100),
 # BENCH_PERF_ITERS (1000).
 
-. "$(dirname "${BASH_SOURCE[0]}")/lib/transport.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
 
 FAULTS=${BENCH_FAULTS:-200} TRACE_FAULTS=${BENCH_TRACE_FAULTS:-100}
 ITERS=${BENCH_PERF_ITERS:-1000}	# read by read_lat
@@ -111,7 +111,7 @@ breakdown() {
 [ "$N" -eq 2 ] || { nok "needs 2 nodes, have $N"; exit 1; }
 read_lat 19300
 tp_load || { nok "insmod ddsm.ko"; exit 1; }
-wait_until 60 all_up || { nok "every peer up within 60 s"; exit 1; }
+wait_for 60 all_up || { nok "every peer up within 60 s"; exit 1; }
 ok "ddsm loaded, peer up"
 units=$(($(ddsmctl status | sed -n 's/^space size: \([0-9]*\).*/\1/p') / 4096))
 # shellcheck disable=SC2086 # EVENTS: a list, split

@@ -10,7 +10,7 @@
 # and prints, per node and request type, how long the grace slept
 # ("bench grace NODE TYPE N MEDIAN P90" in us, and the mean).
 
-. "$(dirname "${BASH_SOURCE[0]}")/lib/transport.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
 
 ROUNDS=${BENCH_ROUNDS:-500} ITERS=${BENCH_PERF_ITERS:-1000}
 IFS=, read -ra IPS <<<"$DDSM_NODE_IPS"
@@ -19,7 +19,7 @@ IFS=, read -ra IPS <<<"$DDSM_NODE_IPS"
 read_lat 19200
 # shellcheck disable=SC2086 # BENCH_MOD_ARGS: module parameters, split
 tp_load ${BENCH_MOD_ARGS:-} || { nok "insmod ddsm.ko"; exit 1; }
-wait_until 60 all_up || { nok "every peer up within 60 s"; exit 1; }
+wait_for 60 all_up || { nok "every peer up within 60 s"; exit 1; }
 ok "ddsm loaded, peers up"
 if [ -n "${BENCH_TRACE:-}" ]; then
 	trace_setup 4096 ddsm/ddsm_grace || nok "tracing ddsm_grace"

@@ -17,13 +17,13 @@
 #   BENCH_PMEM_MODELS  models, in run order (default below)
 #   BENCH_PMEM_ARGS    more ddsm-bench-pmem options (-u, -k, -r, -n)
 
-# shellcheck source=tests/vm/lib/transport.sh
-. "$(dirname "${BASH_SOURCE[0]}")/lib/transport.sh"
+# shellcheck source=tests/vm/lib/guest.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
 
 SECS=${BENCH_PMEM_SECS:-30} ITERS=${BENCH_PERF_ITERS:-1000}
 MODELS=${BENCH_PMEM_MODELS:-eventual scope read_enf strict sync}
 ARGS=${BENCH_PMEM_ARGS:-}
-# shellcheck disable=SC2034 # ITERS, IPS: read_lat (lib/transport.sh) uses them
+# shellcheck disable=SC2034 # ITERS, IPS: read_lat (lib/guest.sh) uses them
 IFS=, read -ra IPS <<<"$DDSM_NODE_IPS"
 # The layout ddsm-bench-pmem.c uses: harness units at 32 MiB (Scope, so
 # they add no persists), one 1 MiB region per model from 16 MiB.
@@ -55,7 +55,7 @@ unload() {
 # dram TURNS: the baseline, SECS / 2 in TURNS turns.
 dram() {
 	tp_load size=64M || { nok "insmod ddsm.ko (DRAM only)"; exit 1; }
-	wait_until 60 all_up || { nok "every peer up within 60 s"; exit 1; }
+	wait_for 60 all_up || { nok "every peer up within 60 s"; exit 1; }
 	bench dram $((SECS / 2 > 0 ? SECS / 2 : 1)) -R "$1" dram
 	unload "DRAM only"
 }
@@ -74,7 +74,7 @@ for m in $MODELS; do
 		ddsmctl region $((MODEL_BASE + i * STRIDE)) $STRIDE "$m"
 	i=$((i + 1))
 done
-wait_until 60 all_up || { nok "every peer up within 60 s (pmem)"; exit 1; }
+wait_for 60 all_up || { nok "every peer up within 60 s (pmem)"; exit 1; }
 # shellcheck disable=SC2086 # MODELS: one argument each
 bench "pmem $MODELS" "$SECS" pmem $MODELS
 ddsmctl status | grep '^pmem' | sed "s/^/# node$ME: /"

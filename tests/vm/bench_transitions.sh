@@ -33,7 +33,7 @@
 #   svc_TYPE   TYPE received -> next message sent for that unit, on the
 #              node that handles it (home or owner): its processing time
 
-. "$(dirname "${BASH_SOURCE[0]}")/lib/transport.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
 
 REPS=${BENCH_REPS:-100} SCAN_MIB=${BENCH_SCAN_MIB:-16}
 SETTLE=${BENCH_SETTLE_US:-1000} ITERS=${BENCH_PERF_ITERS:-1000}
@@ -130,7 +130,7 @@ trace_report() {
 perftest 1
 
 tp_load || { nok "insmod ddsm.ko"; exit 1; }
-wait_until 60 all_up || { nok "every peer up within 60 s"; exit 1; }
+wait_for 60 all_up || { nok "every peer up within 60 s"; exit 1; }
 ok "ddsm loaded, peers up"
 TRACE_ARGS=()
 if [ "$TRACE" = 1 ]; then

@@ -19,7 +19,7 @@
 # Environment: BENCH_ROUNDS (3), BENCH_ITERS (1000: latency iterations),
 # BENCH_BW_ITERS (2000), BENCH_DEPTH (64: in flight, both tools).
 
-. "$(dirname "${BASH_SOURCE[0]}")/lib/transport.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
 
 ROUNDS=${BENCH_ROUNDS:-3} ITERS=${BENCH_ITERS:-1000}
 BW_ITERS=${BENCH_BW_ITERS:-2000} DEPTH=${BENCH_DEPTH:-64}
@@ -41,7 +41,7 @@ args() { # TEST
 port() { echo $((PORT0 + 10 * $1 + $2)); }	# ROUND TEST-INDEX
 
 tp_load || { nok "insmod ddsm.ko"; exit 1; }
-wait_until 60 all_up || { nok "peer up within 60 s"; exit 1; }
+wait_for 60 all_up || { nok "peer up within 60 s"; exit 1; }
 ok "ddsm loaded, peer up"
 
 if [ "$ME" -eq 0 ]; then
@@ -56,7 +56,7 @@ if [ "$ME" -eq 0 ]; then
 	done
 	# Stay loaded (the client's ddsm runs target this node) until the
 	# client unloads; polling the local state only, no traffic.
-	wait_until 300 eval '! peer_is 1 up'
+	wait_for 300 eval '! peer_is 1 up'
 	rmmod ddsm
 	echo "# bench: node0: $failed failures"
 	[ "$failed" -eq 0 ]

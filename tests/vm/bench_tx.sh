@@ -14,6 +14,7 @@
 #
 # TXB_SECS (seconds per run, default 20), TXB_RECORDS (default 10000).
 
+set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
 BIN=$DDSM/bin
 SECS=${TXB_SECS:-20} RECORDS=${TXB_RECORDS:-10000}
@@ -41,4 +42,4 @@ for wl in "ycsbt -r 50 -v 256" "ycsbt -r 50 -v 256 --one-by-one" \
 	done
 done
 check_no_sigbus
-exit $failed
+tap_exit

@@ -8,6 +8,7 @@
 # compared here.  One boot per run: nodes that reload a module at
 # different times would meet their peers' old one.
 
+set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
 SECS=${TXB_SECS:-20} RECORDS=${TXB_RECORDS:-10000}
 WL=${TXB_WL:-ycsbt -r 50 -v 256} BACKEND=${TXB_BACKEND:-hades}
@@ -27,4 +28,4 @@ rc=$?
 grep '^bench txbench ' <<<"$out" | sed "s/^bench /# ab round=$R module=$M /"
 check "round $R, module $M: ddsm-txbench exit 0" [ $rc -eq 0 ]
 [ $rc -eq 0 ] || { echo "$out" | tail -20 | sed "s/^/# node$ME: /"; diag; }
-exit $failed
+tap_exit

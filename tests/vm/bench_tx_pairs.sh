@@ -10,6 +10,7 @@
 #
 # TXB_PAIRS (10), TXB_SECS (20), TXB_RECORDS (10000), TXB_WL.
 
+set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
 BIN=$DDSM/bin
 PAIRS=${TXB_PAIRS:-10} SECS=${TXB_SECS:-20} RECORDS=${TXB_RECORDS:-10000}
@@ -32,4 +33,4 @@ done
 # What the transactions did on this node over the boot, for the log.
 $CTL status | grep '^tx_' | tr '\n' ' ' | sed "s/^/# node$ME: /; s/ $/\n/"
 check_no_sigbus
-exit $failed
+tap_exit

@@ -15,6 +15,7 @@
 # each ddsm-micro measured run, which replays its trace for that long, so
 # that the nodes' runs overlap whatever their speed).
 
+set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
 BIN=$DDSM/bin
 RECORDS=${BW_RECORDS:-10000} SECS=${BW_SECS:-10} THREADS=${BW_THREADS:-1}
@@ -50,4 +51,4 @@ for sh in ${BW_SHARING:-}; do
 done
 check_no_sigbus
 [ $failed -ne 0 ] && diag
-exit $failed
+tap_exit

@@ -11,6 +11,7 @@
 #   5. key A: every peer up, data shared
 # Nodes 0 and 1 follow by what their own kernel log says.  TAP lines.
 
+set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
 LAST=$((N - 1))
 printf 'ddsm-test-cluster-key-A-0123456789' >/tmp/key-a
@@ -69,4 +70,4 @@ fi
 run ddsm-test-xnode 120 $TESTS/ddsm-test-xnode "$ME" "$N"
 check "nothing dropped as malformed" bash -c "$CTL status | grep -q '^msgs_dropped: 0$'"
 [ $failed -ne 0 ] && diag
-exit $failed
+tap_exit

@@ -15,12 +15,12 @@
 #               from its pmem (the takeover is sticky), every node reads
 # Reads and acks go to stdout as "BK ..." lines for the host.
 
+set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
 PHASE=${BK_PHASE:?} SECS=${BK_SECS:-40} AWAY=${BK_AWAY:-1} AGAIN=${BK_AGAIN:-}
 VICTIM=1 BACKUP=2
 PM=/dev/pmem0
 T=$TESTS/ddsm-test-backup
-marker() { echo "$*" >/dev/ttyS1; }
 pm() { $CTL status | sed -n "s/^pmem_$1: //p"; }
 exec 4</dev/ttyS1
 getline() {

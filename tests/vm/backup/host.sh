@@ -30,28 +30,12 @@ set -uo pipefail
 CL_NAME=${BK_NAME:-backup} CL_N=3 CL_TIMEOUT=${BK_LIMIT:-900} CL_PMEM=64
 CL_CMD=
 SECS=${BK_SECS:-40} FREEZE_MS=${BK_FREEZE_MS:-5000}
-. "$(dirname "${BASH_SOURCE[0]}")/../../../qemu/lib.sh"
-trap cl_teardown EXIT
-trap 'cl_msg "interrupted"; exit 130' INT
-trap 'cl_msg "terminated"; exit 143' TERM
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
 
 SEED=${BK_SEED:-$RANDOM}
 RANDOM=$SEED
 echo "# backup: seed $SEED (BK_SEED=$SEED replays the kill point)"
 
-failed=0
-ok()  { echo "ok - host: $*"; }
-nok() { failed=1; echo "not ok - host: $*"; }
-left() { echo $((CL_DEADLINE - SECONDS > 0 ? CL_DEADLINE - SECONDS : 0)); }
-within() { echo $(($1 < $(left) ? $1 : $(left))); }
-wait_all() {
-	local secs=$1 re=$2 i
-	shift 2
-	for i in "$@"; do
-		cl_wait_marker "$i" "$re" "$(within "$secs")" ||
-			{ nok "node$i: '$re' within ${secs}s"; return 1; }
-	done
-}
 declare -a OFF=()
 start() {
 	local p=$1 i
@@ -76,30 +60,16 @@ show() {
 		end=$(stat -c %s "$CL_LOG/node$i.out")
 		out=$(head -c "$end" "$CL_LOG/node$i.out" |
 			tail -c +"$((OFF[i] + 1))" | tr -d '\r' | grep -v '^BK ')
-		grep -q '^not ok' <<<"$out" && failed=1
+		grep -q '^not ok' <<<"$out" && failed=$((failed + 1))
 		sed "s/^/[n$i] /" <<<"$out"
 		OFF[i]=$end
 	done
 }
-kill_all() {
-	local i
-	for i in 0 1 2; do cl_alive "$i" && kill -KILL "${CL_QPID[i]}"; done
-	for i in 0 1 2; do cl_stop_node "$i" KILL 2>/dev/null; done
-}
-splats() {
-	local i
-	for i in 0 1 2; do
-		if grep -qE 'Oops|BUG:|Kernel panic|WARNING:|INFO: task .* blocked' \
-			"$CL_LOG/node$i.console"; then
-			nok "node$i: kernel console free of Oops/BUG/WARNING"
-			grep -m 5 -E 'Oops|BUG:|Kernel panic|WARNING:' \
-				"$CL_LOG/node$i.console" | sed "s/^/# node$i: /"
-		fi
-	done
-}
+splats() { local i; for i in 0 1 2; do console_clean "$i"; done; }
 
-# check: every read against the acks and the writes (all phases so far).
-check() {
+# check_reads: every read against the acks and the writes (all phases so
+# far).
+check_reads() {
 	python3 - "$CL_LOG" <<'PY'
 import re, sys
 log = sys.argv[1]
@@ -191,11 +161,10 @@ newer = sum(1 for k, v in ref.get(1, {}).items() if k in acked and v[0] > acked[
 print(f"# backup: phase 1: {newer} units read newer than their last ack (written, not acked)")
 sys.exit(bad)
 PY
-	[ $? = 0 ] || failed=1
+	[ $? = 0 ] || failed=$((failed + 1))
 }
 
-cl_setup || { nok "image build"; exit 1; }
-cl_msg "logs: $CL_LOG"
+open_cluster
 # Fresh NVDIMM files: phase 1 formats them anyway (pmem_format=1).
 if start 1 0 1 2 && wait_all 180 "bk ready" 0 1 2; then
 	for i in 0 1 2; do cl_send "$i" start; done
@@ -235,7 +204,7 @@ kill_all
 start 3 0 1 2 && wait_all 240 "bk read" 0 1 2
 show 0 1 2
 kill_all
-check
+check_reads
 splats
 echo "# backup: logs in $CL_LOG"
-exit $failed
+tap_exit

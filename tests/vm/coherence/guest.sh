@@ -12,6 +12,7 @@
 # messages and counters are printed as "#" lines.  Every wait is bounded
 # (the programs' barriers give up after 120 s, timeout(1) kills a stuck one).
 
+set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
 COUNTER_ROUNDS=${COUNTER_ROUNDS:-10000}
 
@@ -26,4 +27,4 @@ fi
 # Stay up (module loaded, mapped memory homed here) until the peers are
 # done with it: cluster.sh keeps finished nodes up, so just exit.
 echo "# node$ME: coherence.sh done in $((SECONDS - t_start)) s"
-exit $failed
+tap_exit

@@ -6,18 +6,7 @@
 # root-equivalent is not testable as root, busy once something is mapped),
 # then share data across nodes.  TAP-like output; exit 0 iff all ok.
 
-ME=${DDSM_NODE_ID:?} N=${DDSM_NR_NODES:?} IPS=${DDSM_NODE_IPS:?}
-CTL=/ddsm/bin/ddsmctl
-failed=0
-ok() { echo "ok - node$ME: $*"; }
-nok() { echo "not ok - node$ME: $*"; failed=1; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
-
-peers_up() { [ "$($CTL status | grep -c 'state up')" -ge $((N - 1)) ]; }
-wait_for() {
-	local n=$(($1 * 10)); shift
-	until "$@"; do ((n-- > 0)) || return 1; sleep 0.1; done
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
 
 check "insmod ddsm.ko (one node)" insmod /ddsm/ddsm.ko
 check "starts as one node" bash -c "$CTL status | grep -q '^nr nodes: 1$'"
@@ -46,4 +35,4 @@ check "every peer comes up" wait_for 30 peers_up
 check "cross-node data through the protocol" /ddsm/tests/ddsm-test-xnode "$ME" "$N"
 check "configure refused once memory is touched (EBUSY)" \
 	bash -c "$CTL configure $ME $IPS 2>&1 | grep -q 'busy'"
-exit $failed
+tap_exit

@@ -8,11 +8,8 @@
 # and an atomic counter, across them.
 # TAP-like output; non-zero exit if any step failed.
 
-ME=${DDSM_NODE_ID:?} N=${DDSM_NR_NODES:?}
-IFS=, read -ra IPS <<<"${DDSM_NODE_IPS:?}"
-failed=0
-ok() { echo "ok - node$ME: $*"; }
-nok() { echo "not ok - node$ME: $*"; failed=1; }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
+IFS=, read -ra IPS <<<"$DDSM_NODE_IPS"
 step() { echo "# --- node$ME: $*"; }
 
 # run_prog DESCRIPTION PROG ARGS...
@@ -79,10 +76,8 @@ if rmmod ddsm; then ok "rmmod ddsm"; else nok "rmmod ddsm"; fi
 
 if [ "$N" -gt 1 ]; then
 	step "one coherent memory over the $N nodes"
-	peers_up() { [ "$(/ddsm/bin/ddsmctl status | grep -c 'state up')" -ge $((N - 1)) ]; }
 	if insmod /ddsm/ddsm.ko node_id="$ME" nodes="$DDSM_NODE_IPS"; then
-		for _ in $(seq 300); do peers_up && break; sleep 0.1; done
-		if peers_up; then ok "cluster of $N: every peer up over RDMA"; else nok "cluster of $N: every peer up over RDMA"; fi
+		if wait_for 30 peers_up; then ok "cluster of $N: every peer up over RDMA"; else nok "cluster of $N: every peer up over RDMA"; fi
 		# Each node stores into a unit homed on the next node, reads
 		# everyone's values, then all add to one atomic counter.
 		run_prog "cross-node stores, loads and atomics through /dev/ddsm" \
@@ -93,4 +88,4 @@ if [ "$N" -gt 1 ]; then
 		nok "insmod ddsm.ko node_id=$ME nodes=$DDSM_NODE_IPS"
 	fi
 fi
-exit $failed
+tap_exit

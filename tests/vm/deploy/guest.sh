@@ -8,6 +8,7 @@
 # Refusals on the way: a broken file, a file whose load-time size differs
 # from the loaded module's.  TAP-like output; exit 0 iff all ok.
 
+set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
 
 CONF=/etc/ddsm/cluster.conf
@@ -74,4 +75,4 @@ run "cross-node data through the protocol" 120 /ddsm/tests/ddsm-test-xnode "$ME"
 out=$($CTL configure --config "$CONF" 2>&1)
 check "configure --config again is a no-op ($out)" test "$out" = "node $ME of $N (already)"
 check_no_sigbus
-exit $failed
+tap_exit

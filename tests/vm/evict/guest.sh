@@ -6,19 +6,16 @@
 # and forth between its small cache and their homes.  The other nodes only
 # serve as homes and stay up until node 0 is done (cluster.sh holds them).
 
-ME=${DDSM_NODE_ID:?} N=${DDSM_NR_NODES:?} IPS=${DDSM_NODE_IPS:?}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
 LIMIT=64 UNITS=${EVICT_UNITS:-4096}
-CTL=/ddsm/bin/ddsmctl
-peers_up() { [ "$($CTL status | grep -c 'state up')" -ge $((N - 1)) ]; }
 
 if ! insmod /ddsm/ddsm.ko node_id="$ME" nodes="$IPS" cache_frames=$LIMIT; then
-	echo "not ok - node$ME: insmod with cache_frames=$LIMIT"
+	nok "insmod with cache_frames=$LIMIT"
 	exit 1
 fi
-echo "ok - node$ME: insmod with cache_frames=$LIMIT"
-for _ in $(seq 300); do peers_up && break; sleep 0.1; done
-if ! peers_up; then
-	echo "not ok - node$ME: peers up"
+ok "insmod with cache_frames=$LIMIT"
+if ! wait_for 30 peers_up; then
+	nok "peers up"
 	exit 1
 fi
 [ "$ME" = 0 ] || exit 0

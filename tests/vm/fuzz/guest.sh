@@ -13,6 +13,7 @@
 #
 #   qemu/cluster.sh -n 3 -t 600 --name fuzz -- bash /ddsm/tests/fuzz/guest.sh
 
+set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
 OPS=${FUZZ_OPS:-10000} PROCS=${FUZZ_PROCS:-4}
 SEED=${FUZZ_SEED:-$(( $(date +%s) % 100000 ))}
@@ -33,4 +34,4 @@ check "dmesg: no WARNING or BUG" bash -c "! dmesg | grep -qE 'WARNING:|BUG:|Oops
 run ddsm-test-xnode 120 $TESTS/ddsm-test-xnode "$ME" "$N"
 echo "# node$ME: pages_resident $(stat_of pages_resident) fault_errors $(stat_of fault_errors)"
 [ $failed -ne 0 ] && diag
-exit $failed
+tap_exit

@@ -5,16 +5,10 @@
 # home); the host SIGKILLs its VM while the survivors fault on its units.
 # Control lines to the host: "hd up", "hd looping", "hd done".
 
-ME=${DDSM_NODE_ID:?} N=${DDSM_NR_NODES:?} IPS=${DDSM_NODE_IPS:?}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
 TMO=${HD_TIMEOUT_MS:-3000} MARGIN=${HD_MARGIN_MS:-3000}
 VICTIM=$((N - 1))
 T=/ddsm/tests/ddsm-test-homedeath
-CTL=/ddsm/bin/ddsmctl
-failed=0
-ok() { echo "ok - node$ME: $*"; }
-nok() { echo "not ok - node$ME: $*"; failed=1; }
-marker() { echo "$*" >/dev/ttyS1; }
-peers_up() { [ "$($CTL status | grep -c 'state up')" -ge $((N - 1)) ]; }
 
 # fault_timeout_ms is far above the peer timeout: a quick SIGBUS proves
 # the death was handled, not that some fault gave up waiting.  The bound:
@@ -26,8 +20,7 @@ if ! insmod /ddsm/ddsm.ko node_id="$ME" nodes="$IPS" heartbeat_ms=200 \
 	nok "insmod"
 	exit 1
 fi
-for _ in $(seq 300); do peers_up && break; sleep 0.1; done
-peers_up && ok "every peer up" || { nok "every peer up"; exit 1; }
+wait_for 30 peers_up && ok "every peer up" || { nok "every peer up"; exit 1; }
 
 if [ "$ME" = "$VICTIM" ]; then
 	marker "hd up"
@@ -58,7 +51,7 @@ else
 	nok "a fault on node$VICTIM's unit got SIGBUS when it died (exit $rc)"
 fi
 $CTL status | grep -E "peer $VICTIM:|fault_errors"
-$T after "$VICTIM" "$N" "$ME" || failed=1
+$T after "$VICTIM" "$N" "$ME" || failed=$((failed + 1))
 dmesg | grep -E "ddsm: node $VICTIM" | tail -3
 marker "hd done"
-exit $failed
+tap_exit

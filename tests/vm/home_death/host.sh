@@ -17,27 +17,9 @@ CL_NAME=${HD_NAME:-home-death} CL_N=3 CL_TIMEOUT=${HD_LIMIT:-240}
 VICTIM=2 SURVIVORS="0 1"
 CL_CMD="HD_TIMEOUT_MS=3000 HD_MARGIN_MS=3000 bash /ddsm/tests/home_death/guest.sh"
 
-. "$(dirname "${BASH_SOURCE[0]}")/../../../qemu/lib.sh"
-trap cl_teardown EXIT
-trap 'cl_msg "interrupted"; exit 130' INT
-trap 'cl_msg "terminated"; exit 143' TERM
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
 
-failed=0
-ok()  { echo "ok - host: $*"; }
-nok() { failed=1; echo "not ok - host: $*"; }
-left() { echo $((CL_DEADLINE - SECONDS > 0 ? CL_DEADLINE - SECONDS : 0)); }
-within() { echo $(($1 < $(left) ? $1 : $(left))); }
-wait_all() {
-	local secs=$1 re=$2 i
-	shift 2
-	for i in "$@"; do
-		cl_wait_marker "$i" "$re" "$(within "$secs")" ||
-			{ nok "node$i: '$re' within ${secs}s"; return 1; }
-	done
-}
-
-cl_setup || { nok "image build"; exit 1; }
-cl_msg "logs: $CL_LOG"
+open_cluster
 for i in 0 1 2; do cl_start_node "$i"; done
 wait_all 120 ready 0 1 2 || exit 1
 for i in 0 1 2; do cl_send "$i" go; done
@@ -58,12 +40,7 @@ sleep 1
 for i in 0 1 2; do cl_stop_node "$i"; done
 for i in 0 1 2; do
 	sed "s/^/[n$i] /" "$CL_LOG/node$i.out"
-	if grep -qE 'Oops|BUG:|Kernel panic|WARNING:|INFO: task .* blocked' \
-		"$CL_LOG/node$i.console"; then
-		nok "node$i: kernel console free of Oops/BUG/WARNING"
-		grep -m 5 -E 'Oops|BUG:|Kernel panic|WARNING:' \
-			"$CL_LOG/node$i.console" | sed "s/^/# node$i: /"
-	fi
+	console_clean "$i"
 done
 echo "# home_death: logs in $CL_LOG"
-exit $failed
+tap_exit

@@ -8,6 +8,7 @@
 #
 #   qemu/cluster.sh -n 3 -t 300 --name late-home -- bash /ddsm/tests/late_home/guest.sh
 
+set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
 LATE=$((N - 1)) LATE_S=${LATE_S:-8}
 
@@ -16,7 +17,7 @@ if [ "$ME" -eq "$LATE" ]; then
 	check "insmod ddsm.ko node_id=$ME nodes=$IPS (${LATE_S} s late)" \
 		insmod $DDSM/ddsm.ko node_id="$ME" nodes="$IPS"
 	check "ddsmctl wait: all $((N - 1)) peers up" $CTL wait --timeout 60
-	exit $failed
+	tap_exit
 fi
 check "insmod ddsm.ko node_id=$ME nodes=$IPS" \
 	insmod $DDSM/ddsm.ko node_id="$ME" nodes="$IPS"
@@ -50,4 +51,4 @@ check "the wait was counted (home_waits > 0)" \
 check "only the timed-out fault gave SIGBUS (fault_errors 1)" \
 	bash -c "$CTL status | grep -q '^fault_errors: 1$'"
 [ $failed -eq 0 ] || diag
-exit $failed
+tap_exit

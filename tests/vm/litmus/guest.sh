@@ -15,6 +15,7 @@
 # failure the node's ddsm kernel messages and counters are printed as "#"
 # lines.  LITMUS_TIMEOUT (seconds, default 1700) bounds the program.
 
+set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
 LITMUS_TIMEOUT=${LITMUS_TIMEOUT:-1700}
 
@@ -28,4 +29,4 @@ else
 		sed "s/^/# node$ME: /"
 fi
 echo "# node$ME: litmus.sh done in $((SECONDS - t_start)) s"
-exit $failed
+tap_exit

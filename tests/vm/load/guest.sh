@@ -14,6 +14,7 @@
 # LOAD_PARAMS adds module parameters.  On a failure the last protocol
 # events on the shared words are printed (tracepoints with a unit filter).
 
+set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
 SECS=${LOAD_SECONDS:-180} FRAMES=${LOAD_CACHE_FRAMES:-128}
 
@@ -88,4 +89,4 @@ if [ $failed -ne 0 ]; then
 			{ p = $1 }' /tmp/netsample | sed "s/^/# node$ME: /"
 	fi
 fi
-exit $failed
+tap_exit

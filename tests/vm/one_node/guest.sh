@@ -11,35 +11,16 @@
 
 set -u
 
-DDSM=${DDSM:-/ddsm}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
+TAP_WHO=	# one node: its lines name none
 BIN=$DDSM/bin
-TESTS=$DDSM/tests
 DEV=/dev/ddsm
 SIZE_64M=67108864
-
-failed=0
-total=0
 hold_pid=
 
-ok()  { total=$((total + 1)); echo "ok - $*"; }
-nok() { total=$((total + 1)); failed=$((failed + 1)); echo "not ok - $*"; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
 bail() { echo "Bail out! $*"; echo "# one_node: bailed out"; exit 1; }
 
-# Sub-second polling if this sleep can do it (busybox builds vary).
-if sleep 0.1 2>/dev/null; then nap=0.1 ticks=10; else nap=1 ticks=1; fi
-
-# wait_for SECONDS CMD...: poll until CMD succeeds; 1 on timeout.
-wait_for() {
-	local n=$(($1 * ticks))
-	shift
-	until "$@"; do
-		((n-- > 0)) || return 1
-		sleep "$nap"
-	done
-}
-
-not_running() { ! kill -0 "$1" 2>/dev/null; }
+gone() { ! kill -0 "$1" 2>/dev/null; }
 
 # run_bounded SECONDS CMD...: CMD's exit status, 124 if it had to be killed.
 run_bounded() {
@@ -47,7 +28,7 @@ run_bounded() {
 	shift
 	"$@" &
 	pid=$!
-	if ! wait_for "$secs" not_running "$pid"; then
+	if ! wait_for "$secs" gone "$pid"; then
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 		return 124
@@ -55,7 +36,6 @@ run_bounded() {
 	wait "$pid"
 }
 
-module_loaded() { grep -q '^ddsm ' /proc/modules; }
 module_gone() { ! module_loaded; }
 dev_gone() { [ ! -e "$DEV" ]; }
 dev_mode() { stat -c %a "$DEV" 2>/dev/null; }
@@ -97,7 +77,7 @@ holder_map_only() { ! has_fd "$hold_pid" && has_map "$hold_pid"; }
 stop_holder() {
 	if [ -n "$hold_pid" ] && kill -0 "$hold_pid" 2>/dev/null; then
 		kill -TERM "$hold_pid" 2>/dev/null
-		wait_for 5 not_running "$hold_pid" || kill -KILL "$hold_pid"
+		wait_for 5 gone "$hold_pid" || kill -KILL "$hold_pid"
 	fi
 	hold_pid=
 }
@@ -156,7 +136,7 @@ hold_test() {
 	else
 		exec 7>&-	# the holder sees end of file on stdin
 	fi
-	if wait_for 10 not_running "$hold_pid"; then
+	if wait_for 10 gone "$hold_pid"; then
 		wait "$hold_pid"
 		rc=$?
 		check "$label: holder unmaps and exits 0 on $how (rc $rc)" \
@@ -260,5 +240,4 @@ else
 	nok "insmod ddsm.ko size=64M mode=0640: $err"
 fi
 
-echo "# one_node: $failed of $total checks failed"
-[ "$failed" -eq 0 ]
+tap_summary one_node

@@ -15,13 +15,10 @@
 # 2000; keep it between half of peer_timeout_ms and peer_timeout_ms minus
 # the time a resumed guest needs to answer), PAUSE_NODES (default "1 2").
 set -uo pipefail
-. "$(dirname "${BASH_SOURCE[0]}")/../../../qemu/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
 
 PAUSE_MS=${PAUSE_MS:-2000}
 VICTIMS=${PAUSE_NODES:-"1 2"}
-failed=0
-ok() { echo "ok - host: $*"; }
-nok() { echo "not ok - host: $*"; failed=1; }
 
 if ! cl_wait_ctl 300 "load traffic"; then
 	nok "every node started its traffic"
@@ -52,4 +49,4 @@ for v in $VICTIMS; do
 		fi
 	done
 done
-exit $failed
+tap_exit

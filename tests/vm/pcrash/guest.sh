@@ -22,6 +22,7 @@
 #             in the boot before), K recovered (it was killed)
 # Its stdout (ttyS2) carries the program's "PC ..." lines to the host.
 
+set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
 BOOT=${PC_BOOT:?} STEPS=${PC_STEPS:?} END=${PC_END:-exit} ARGS=${PC_ARGS:-}
 MOUNT=${PC_MOUNT:-recovered} SECS=${PC_SECS:-6} KEEP=${PC_KEEP:-50}
@@ -30,7 +31,6 @@ if [ -n "${PC_CLEAN_BUT:-}" ]; then
 	[ "$ME" = "$PC_CLEAN_BUT" ] && MOUNT=recovered || MOUNT=clean
 fi
 pm() { $CTL status | sed -n "s/^pmem_$1: //p"; }
-marker() { echo "$*" >/dev/ttyS1; }
 echo "PC boot $BOOT ."
 
 if [ "$(cat /sys/block/pmem0/queue/dax 2>/dev/null)" != 1 ]; then
@@ -74,7 +74,7 @@ P=$TESTS/ddsm-test-pcrash
 if [ "$END" = exit ]; then
 	run "ddsm-test-pcrash $BOOT $STEPS" 300 $P "$BOOT" "$STEPS" "$SECS"
 	check "boot $BOOT: no fault gave SIGBUS" bash -c "$CTL status | grep -q '^fault_errors: 0$'"
-	exit $failed
+	tap_exit
 fi
 
 $P "$BOOT" "$STEPS" "$SECS" &

@@ -35,28 +35,12 @@ set -uo pipefail
 CL_NAME=${PC_NAME:-pcrash} CL_N=3 CL_TIMEOUT=${PC_LIMIT:-900} CL_PMEM=64
 CL_CMD=
 SECS=${PC_SECS:-6} KEEP=${PC_KEEP:-50}
-. "$(dirname "${BASH_SOURCE[0]}")/../../../qemu/lib.sh"
-trap cl_teardown EXIT
-trap 'cl_msg "interrupted"; exit 130' INT
-trap 'cl_msg "terminated"; exit 143' TERM
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
 
 SEED=${PC_SEED:-$RANDOM}
 RANDOM=$SEED
 echo "# pcrash: seed $SEED (PC_SEED=$SEED replays the kill points)"
 
-failed=0
-ok()  { echo "ok - host: $*"; }
-nok() { failed=1; echo "not ok - host: $*"; }
-left() { echo $((CL_DEADLINE - SECONDS > 0 ? CL_DEADLINE - SECONDS : 0)); }
-within() { echo $(($1 < $(left) ? $1 : $(left))); }
-wait_all() {
-	local secs=$1 re=$2 i
-	shift 2
-	for i in "$@"; do
-		cl_wait_marker "$i" "$re" "$(within "$secs")" ||
-			{ nok "node$i: '$re' within ${secs}s"; return 1; }
-	done
-}
 declare -a OFF=()
 
 # boot B ENV...: start the 3 nodes with the guest script, wait until they
@@ -84,26 +68,11 @@ show() {
 	for i in 0 1 2; do
 		out=$(tail -c +"$((OFF[i] + 1))" "$CL_LOG/node$i.out" | tr -d '\r' |
 			grep -v '^PC ')
-		grep -q '^not ok' <<<"$out" && failed=1
+		grep -q '^not ok' <<<"$out" && failed=$((failed + 1))
 		sed "s/^/[n$i] /" <<<"$out"
 	done
 }
-kill_all() {
-	local i
-	for i in 0 1 2; do cl_alive "$i" && kill -KILL "${CL_QPID[i]}"; done
-	for i in 0 1 2; do cl_stop_node "$i" KILL 2>/dev/null; done
-}
-splats() {
-	local i
-	for i in 0 1 2; do
-		if grep -qE 'Oops|BUG:|Kernel panic|WARNING:|INFO: task .* blocked' \
-			"$CL_LOG/node$i.console"; then
-			nok "node$i: kernel console free of Oops/BUG/WARNING"
-			grep -m 5 -E 'Oops|BUG:|Kernel panic|WARNING:' \
-				"$CL_LOG/node$i.console" | sed "s/^/# node$i: /"
-		fi
-	done
-}
+splats() { local i; for i in 0 1 2; do console_clean "$i"; done; }
 # A random moment in the writers' last SECS seconds: after every node is
 # warm, 0 .. SECS/2 s.
 pause_random() {
@@ -112,8 +81,9 @@ pause_random() {
 	echo $ms
 }
 
-# check B SERIES: the dumps of boot B against every ack of the boots before.
-check() {
+# check_series B SERIES: the dumps of boot B against every ack of the boots
+# before.
+check_series() {
 	python3 - "$CL_LOG" "$1" "$2" <<'PY'
 import re, sys
 log, boot, series = sys.argv[1], int(sys.argv[2]), sys.argv[3]
@@ -207,12 +177,11 @@ same = all(dumps.get((boot, n)) == ref for n in (1, 2))
 res(same, "all three nodes read the same slots")
 sys.exit(bad)
 PY
-	[ $? -eq 0 ] || failed=1
+	[ $? -eq 0 ] || failed=$((failed + 1))
 }
 
 rm -f "$BUILD_DIR/qemu/pmem/$CL_NAME"-node*.img
-cl_setup || { nok "image build"; exit 1; }
-cl_msg "logs: $CL_LOG"
+open_cluster
 
 # Boot 1: pattern, then series A: one home killed.
 VICTIM=$((RANDOM % 3))
@@ -242,7 +211,7 @@ fi
 kill_all
 show
 splats
-check 2 A
+check_series 2 A
 
 # Boot 3: check B; series C under the persist-domain checker.
 if boot 3 PC_STEPS=dw PC_END=crash PC_ARGS=pmem_check=1 &&
@@ -260,7 +229,7 @@ fi
 kill_all
 show
 splats
-check 3 B
+check_series 3 B
 
 # Boot 4: check C and the pattern; a clean end.
 if boot 4 PC_STEPS=dv PC_END=exit; then
@@ -276,8 +245,8 @@ fi
 kill_all
 show
 splats
-check 4 C
+check_series 4 C
 
 rm -f "$BUILD_DIR/qemu/pmem/$CL_NAME"-node*.img
 echo "# pcrash: seed $SEED; logs in $CL_LOG"
-exit $failed
+tap_exit

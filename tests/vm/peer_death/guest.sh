@@ -16,7 +16,7 @@
 # "pd round K", "pd gone STATE", "pd alone-done", "pd rejoined".
 # Environment: PD_ROLE (first|rejoin), PD_HB_MS, PD_TIMEOUT_MS, PD_RECONNECT_MS.
 
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/transport.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
 
 ROLE=${PD_ROLE:-first}
 HB=${PD_HB_MS:-200} TMO=${PD_TIMEOUT_MS:-3000} RECON=${PD_RECONNECT_MS:-1000}
@@ -25,8 +25,7 @@ VICTIM=$((N - 1))
 FAIL_FAST=$((TMO / 1000 + 6))
 
 finish() {
-	echo "# peer_death: node$ME ($ROLE): $failed of $total checks failed"
-	[ "$failed" -eq 0 ]
+	tap_summary "peer_death: node$ME ($ROLE)"
 	exit
 }
 bail() { nok "$*"; finish; }
@@ -57,7 +56,7 @@ tp_load heartbeat_ms="$HB" peer_timeout_ms="$TMO" reconnect_ms="$RECON" ||
 	bail "insmod ddsm.ko node_id=$ME ($ROLE)"
 ok "insmod ddsm.ko ($ROLE, heartbeat ${HB} ms, timeout ${TMO} ms, reconnect ${RECON} ms)"
 t0=$(now)
-wait_until 90 all_up || { status | sed 's/^/# /'; bail "every peer up within 90 s"; }
+wait_for 90 all_up || { status | sed 's/^/# /'; bail "every peer up within 90 s"; }
 ok "every peer up after $(ms_between "$t0" "$(now)") ms"
 marker "pd up"
 
@@ -135,7 +134,7 @@ marker "pd alone-done"
 # ---- the victim comes back ---------------------------------------------
 
 t0=$(now)
-if wait_until 120 peer_is "$VICTIM" up; then
+if wait_for 120 peer_is "$VICTIM" up; then
 	ok "node$VICTIM up again $(ms_between "$t0" "$(now)") ms after the survivors' checks"
 	talk_to "$VICTIM" "after node$VICTIM's restart"
 	line=$(dmesg | grep -c "node $VICTIM (.*) up")

@@ -30,39 +30,10 @@ guest_cmd() {
 }
 CL_CMD=$(guest_cmd first)
 
-. "$(dirname "${BASH_SOURCE[0]}")/../../../qemu/lib.sh"
-trap cl_teardown EXIT
-trap 'cl_msg "interrupted"; exit 130' INT
-trap 'cl_msg "terminated"; exit 143' TERM
-
-failed=0 total=0
-ok()  { total=$((total + 1)); echo "ok - host: $*"; }
-nok() { total=$((total + 1)); failed=$((failed + 1)); echo "not ok - host: $*"; }
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
 ms() { echo $(($(date +%s%N) / 1000000)); }
-left() { echo $((CL_DEADLINE - SECONDS > 0 ? CL_DEADLINE - SECONDS : 0)); }
-within() { echo $(($1 < $(left) ? $1 : $(left))); }
-bail() {
-	nok "$*"
-	echo "# peer_death: bailed out; logs in ${CL_LOG:-?}"
-	exit 1
-}
 
-# wait_all SECS REGEX NODES...: every node sends the marker.
-wait_all() {
-	local secs=$1 re=$2 i rc
-	shift 2
-	for i in "$@"; do
-		cl_wait_marker "$i" "$re" "$(within "$secs")"
-		rc=$?
-		[ $rc -eq 0 ] && continue
-		[ $rc -eq 1 ] && nok "node$i: '$re' (QEMU exited)" ||
-			nok "node$i: '$re' within ${secs}s"
-		return 1
-	done
-}
-
-cl_setup || bail "image build failed"
-cl_msg "logs: $CL_LOG"
+open_cluster
 for i in 0 1 2; do cl_start_node "$i"; done
 wait_all 90 ready 0 1 2 || bail "nodes booted"
 for i in 0 1 2; do cl_send "$i" go; done
@@ -163,12 +134,7 @@ for i in 0 1 2; do
 	good=$(grep -c '^ok' "$CL_LOG/node$i.out")
 	[ "$bad" -eq 0 ] && ok "node$i: $good guest checks passed" ||
 		nok "node$i: $bad of $((bad + good)) guest checks failed"
-	if grep -qE 'Oops|BUG:|Kernel panic|WARNING:|INFO: task .* blocked' \
-		"$CL_LOG/node$i.console"; then
-		nok "node$i: kernel console free of Oops/BUG/WARNING"
-		grep -m 5 -E 'Oops|BUG:|Kernel panic|WARNING:|INFO: task .* blocked' \
-			"$CL_LOG/node$i.console" | sed "s/^/# node$i: /"
-	fi
+	console_clean "$i"
 done
 echo "# peer_death: $failed of $total host checks failed in ${SECONDS}s; logs in $CL_LOG"
 [ "$failed" -eq 0 ]

@@ -36,6 +36,7 @@
 #
 #   qemu/cluster.sh -n 3 --name pmem --pmem 64 -- PMEM_PHASES="1 2" bash /ddsm/tests/pmem/guest.sh
 
+set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
 PHASES=${PMEM_PHASES:?} PM=/dev/pmem0
 pm() { $CTL status | sed -n "s/^pmem_$1: //p"; }
@@ -207,4 +208,4 @@ for p in $PHASES; do
 	run_phase "$p" || break
 done
 [ $failed -eq 0 ] || diag
-exit $failed
+tap_exit

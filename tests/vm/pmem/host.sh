@@ -16,24 +16,21 @@
 #   BUILD_DIR=... bash tests/vm/pmem/host.sh      (after make stage)
 set -uo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
-BUILD_DIR=${BUILD_DIR:-$ROOT/build}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
 NAME=${PMEM_NAME:-pmem} MIB=${PMEM_MIB:-64}
 rm -f "$BUILD_DIR/qemu/pmem/$NAME"-node*.img
-rc=0
 # A boot ends with a kill after phases 2, 4, 6 and 8, with an unload
 # otherwise.
 boots=("1 2" "3 4" "5 6" "7 8" "9")
 for b in "${!boots[@]}"; do
-	bash "$ROOT/qemu/cluster.sh" -n 3 -t 600 --name "$NAME" --pmem "$MIB" -- \
+	bash "$CL_REPO/qemu/cluster.sh" -n 3 -t 600 --name "$NAME" --pmem "$MIB" -- \
 		"PMEM_PHASES='${boots[b]}' bash /ddsm/tests/pmem/guest.sh"
 	r=$?
 	if [ $r -eq 0 ]; then
-		echo "ok - host: boot $((b + 1)) of ${#boots[@]} (phases ${boots[b]}) passed on every node"
+		ok "boot $((b + 1)) of ${#boots[@]} (phases ${boots[b]}) passed on every node"
 	else
-		echo "not ok - host: boot $((b + 1)) of ${#boots[@]} (phases ${boots[b]}) exited $r"
-		rc=1
+		nok "boot $((b + 1)) of ${#boots[@]} (phases ${boots[b]}) exited $r"
 	fi
 done
 rm -f "$BUILD_DIR/qemu/pmem/$NAME"-node*.img
-exit $rc
+tap_exit

@@ -10,13 +10,10 @@
 # Environment: CL_RUN, CL_LOG, CL_N (from cluster.sh); RJ_PAUSE_MS
 # (default 8000; the module's peer_timeout_ms is 3000).
 set -uo pipefail
-. "$(dirname "${BASH_SOURCE[0]}")/../../../qemu/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
 
 PAUSE_MS=${RJ_PAUSE_MS:-8000}
 VICTIM=$((CL_N - 1))
-failed=0
-ok() { echo "ok - host: $*"; }
-nok() { echo "not ok - host: $*"; failed=1; }
 
 if ! cl_wait_ctl 400 "rj filled"; then
 	nok "every node filled its units"
@@ -30,4 +27,4 @@ else
 	nok "node$VICTIM frozen and resumed: ${t//$'\n'/ } / $st"
 fi
 cl_wait_ctl 900 "exit [0-9]+" || nok "every node finished its test"
-exit $failed
+tap_exit

@@ -14,6 +14,7 @@
 # RJ_FAULT_MS (default 30000) is fault_timeout_ms: how long a read may wait
 # for the victim to come back; RJ_PARAMS adds module parameters.
 
+set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
 VICTIM=$((N - 1)) K=4
 T=$TESTS/ddsm-test-rejoin
@@ -84,4 +85,4 @@ check_no_sigbus
 $CTL status | grep -E '^peer' | sed "s/^/# node$ME: /"
 dmesg | grep -E 'ddsm: node [0-9]' | sed "s/^/# node$ME: /"
 [ $failed -ne 0 ] && diag
-exit $failed
+tap_exit

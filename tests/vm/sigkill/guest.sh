@@ -6,20 +6,17 @@
 # random points, then rewrites every unit; node 2 checks the values.
 # Afterwards no node may have logged a protocol error.
 
-ME=${DDSM_NODE_ID:?} N=${DDSM_NR_NODES:?} IPS=${DDSM_NODE_IPS:?}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
 UNITS=64 KILLS=${SIGKILL_ROUNDS:-150}
-CTL=/ddsm/bin/ddsmctl
 T=/ddsm/tests/ddsm-test-sigkill
-peers_up() { [ "$($CTL status | grep -c 'state up')" -ge $((N - 1)) ]; }
 
 extra=
 [ "$ME" = 1 ] && extra=cache_frames=8
 if ! insmod /ddsm/ddsm.ko node_id="$ME" nodes="$IPS" $extra; then
-	echo "not ok - node$ME: insmod"
+	nok "insmod"
 	exit 1
 fi
-for _ in $(seq 300); do peers_up && break; sleep 0.1; done
-peers_up && echo "ok - node$ME: every peer up" || { echo "not ok - node$ME: every peer up"; exit 1; }
+wait_for 30 peers_up && ok "every peer up" || { nok "every peer up"; exit 1; }
 
 rc=0
 case $ME in
@@ -28,10 +25,10 @@ case $ME in
 *) timeout 600 $T wait "$N" $UNITS || rc=1 ;;
 esac
 if dmesg | grep -q "ddsm: unexpected"; then
-	echo "not ok - node$ME: no protocol error logged"
+	nok "no protocol error logged"
 	dmesg | grep "ddsm: unexpected" | head -5 | sed 's/^/# /'
 	rc=1
 else
-	echo "ok - node$ME: no protocol error logged"
+	ok "no protocol error logged"
 fi
 exit $rc

@@ -10,21 +10,14 @@
 # the rping server and node b the client, which retries (bounded) while the
 # server is still starting.  Every wait is bounded.
 
-ME=${DDSM_NODE_ID:?} N=${DDSM_NR_NODES:?}
-IFS=, read -ra IPS <<<"${DDSM_NODE_IPS:?}"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
+TAP_WHO=	# its lines name the nodes themselves
+IFS=, read -ra IPS <<<"$DDSM_NODE_IPS"
 SIZE=4096 COUNT=5
 SERVER_WAIT=90		# seconds a server waits for its client
 CLIENT_TRIES=30		# connection attempts, ~2 s apart
-failed=0
 tmp=$(mktemp -d)
 
-ok() { echo "ok - $*"; }
-nok() { echo "not ok - $*"; failed=1; }
-check() { # check DESCRIPTION CMD...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else nok "$d"; fi
-}
 port() { echo $((7000 + 100 * $1 + $2)); }	# pair (lower id, higher id)
 
 check "node$ME: rdma link shows rxe0" bash -c 'rdma link show | grep -q "rxe0/"'
@@ -100,4 +93,4 @@ else
 	nok "node$ME: rmmod ddsm (module was not loaded)"
 fi
 rm -rf "$tmp"
-exit $failed
+tap_exit

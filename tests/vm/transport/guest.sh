@@ -20,7 +20,7 @@
 #      heartbeat death), then unloads itself
 # Every wait is bounded.  TAP-like lines; exit 0 iff every check passed.
 
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/transport.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
 
 NEXT=$(((ME + 1) % N)) PREV=$(((ME + N - 1) % N))
 PINGS=200 XFERS=30
@@ -37,7 +37,7 @@ tp_load inject=1 || bail "insmod ddsm.ko node_id=$ME nodes=$DDSM_NODE_IPS inject
 ok "insmod ddsm.ko node_id=$ME inject=1"
 check "debugfs has selftest and inject" test -w "$ST" -a -w "$INJ"
 t0=$(now)
-if wait_until 60 all_up; then
+if wait_for 60 all_up; then
 	ok "every peer up after $(ms_between "$t0" "$(now)") ms"
 else
 	status | sed 's/^/# /'
@@ -127,7 +127,7 @@ got_all() {
 	[ "$(status_counter msgs_dropped)" -ge "$want_proto" ] &&
 		[ "$(peer_drops "$PREV")" -ge "$want_tp" ]
 }
-if wait_until 120 got_all; then
+if wait_for 120 got_all; then
 	sleep 1		# anything beyond the expected count arrives now
 	ok "garbage from node$PREV arrived"
 else
@@ -174,7 +174,7 @@ else
 fi
 refused() { dmesg | grep -q "refused connection from ${IPS[PREV]}"; }
 check "dmesg: node$PREV's stranger connection refused and logged" \
-	wait_until 30 refused
+	wait_for 30 refused
 check "node$PREV still up after the refused stranger" peer_is "$PREV" up
 
 # ---- 4c. the RDMA device goes away and comes back ----------------------
@@ -193,7 +193,7 @@ all_ready() {
 if [ "$ME" -eq "$LAST" ]; then
 	# Only once the others are past 4b, which needs this node up.
 	check "every other node past its stranger checks (flags read over RDMA)" \
-		wait_until 240 all_ready
+		wait_for 240 all_ready
 	t0=$(now)
 	if timeout 60 rdma link delete rxe0; then
 		ok "rdma link delete rxe0 with ddsm loaded ($(ms_between "$t0" "$(now)") ms)"
@@ -204,16 +204,16 @@ if [ "$ME" -eq "$LAST" ]; then
 		eval 'dmesg | grep -q "RDMA device of the listener removed"'
 	check "rdma link add rxe0 again" rdma link add rxe0 type rxe netdev eth0
 	check "dmesg: listening again" \
-		wait_until 60 eval 'dmesg | grep -q "listening again"'
+		wait_for 60 eval 'dmesg | grep -q "listening again"'
 	check "every peer up again after the device came back" \
-		wait_until 120 all_up
+		wait_for 120 all_up
 else
 	st 10 "fill $READY_FRAME $READY_SEED"
 	check "ready flag set in frame $READY_FRAME" \
 		test "$(kv "$ST_OUT" seed)" = "$READY_SEED"
-	wait_until 240 eval 'dmesg | grep -q "node $LAST (.*) down"'
+	wait_for 240 eval 'dmesg | grep -q "node $LAST (.*) down"'
 	check "node$LAST back up after its device came back" \
-		wait_until 180 peer_is "$LAST" up
+		wait_for 180 peer_is "$LAST" up
 fi
 st 60 "ping $NEXT 20 64"
 check "ping node$NEXT after the device came back: $ST_OUT" ping_ok 20
@@ -232,10 +232,10 @@ all_done() {
 if [ "$ME" -eq $((N - 1)) ]; then
 	# The others finished their tests: no one needs this node any more.
 	check "every node's tests finished (done flags read over RDMA)" \
-		wait_until 240 all_done
+		wait_for 240 all_done
 else
 	t0=$(now)
-	wait_until 240 eval '! peer_is $((ME + 1)) up'
+	wait_for 240 eval '! peer_is $((ME + 1)) up'
 	s=$(peer_state $((ME + 1)))
 	check "node$((ME + 1)) unloaded: its state here went up -> down (got $s after $(ms_between "$t0" "$(now)") ms)" \
 		test "$s" = down
@@ -249,7 +249,7 @@ if timeout 60 rmmod ddsm; then
 else
 	nok "rmmod ddsm with $live live connection(s)"
 fi
-check "ddsm gone from /proc/modules" wait_until 5 eval '! module_loaded'
+check "ddsm gone from /proc/modules" wait_for 5 eval '! module_loaded'
 check "/dev/ddsm and debugfs ddsm/ removed" eval '[ ! -e /dev/ddsm ] && [ ! -e $DBG ]'
 
 # ---- 6. a frame pool too small for the self-test's slices -------------
@@ -260,7 +260,7 @@ check "/dev/ddsm and debugfs ddsm/ removed" eval '[ ! -e /dev/ddsm ] && [ ! -e $
 sleep 8
 if tp_load rdma_frames=1; then
 	ok "insmod ddsm.ko rdma_frames=1"
-	check "every peer up with rdma_frames=1" wait_until 120 all_up
+	check "every peer up with rdma_frames=1" wait_for 120 all_up
 	for c in "xfer $NEXT 3" "bw $NEXT 3 1" "check $NEXT 0 1"; do
 		st 20 "$c"
 		check "'$c' with one frame refused: $ST_OUT" \
@@ -273,5 +273,4 @@ else
 	nok "insmod ddsm.ko rdma_frames=1"
 fi
 
-echo "# transport_mesh: node$ME: $failed of $total checks failed"
-[ "$failed" -eq 0 ]
+tap_summary "transport_mesh: node$ME"

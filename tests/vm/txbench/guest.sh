@@ -22,6 +22,7 @@
 # every thread.  The "bench" lines are timings, printed as
 # comments.
 
+set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
 BIN=$DDSM/bin
 OPS=${TX_OPS:-300} RECORDS=${TX_RECORDS:-1000}
@@ -47,9 +48,9 @@ must_fail() {
 # send attempts to the pessimistic fallback, which pins its lines first.
 # Each level is audited on every node and its history checked on node 0.
 sb_sweep() {
-	local levels=("0 90" "100 90" "16 90" "4 100") total=${TX_SB_TOTAL:-100000}
+	local levels=("0 90" "100 90" "16 90" "4 100") sb_total=${TX_SB_TOTAL:-100000}
 	local runs=$((N * 2 * ${#levels[@]}))
-	local per=$(((total + runs - 1) / runs)) out=/tmp/txbench.sweep
+	local per=$(((sb_total + runs - 1) / runs)) out=/tmp/txbench.sweep
 	local mine=0 commits=0 gave_up=0 lvl hot pct line
 	for lvl in "${levels[@]}"; do
 		read -r hot pct <<<"$lvl"
@@ -137,4 +138,4 @@ fi
 check_no_sigbus
 [ $failed -ne 0 ] && diag
 echo "# node$ME: txbench.sh done in $((SECONDS - t_start)) s"
-exit $failed
+tap_exit

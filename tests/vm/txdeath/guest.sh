@@ -5,7 +5,7 @@
 # wait for every peer, run ddsm-test-txdeath (transfers in HADES
 # transactions among accounts homed on the survivors) for TXD_SECS.  The
 # host kills the last node's VM meanwhile.
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/transport.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
 
 SECS=${TXD_SECS:-40}
 # The victim (last node) holds each commit's locks 50 ms before its
@@ -21,7 +21,7 @@ tp_load heartbeat_ms=200 peer_timeout_ms=3000 reconnect_ms=1000 \
 	tx_validate_delay_ms="$DELAY" tx_validate_gap_ms="$GAP" ||
 	{ nok "insmod ddsm.ko node_id=$ME"; exit 1; }
 ok "insmod ddsm.ko (heartbeat 200 ms, timeout 3000 ms, validate delay $DELAY ms, gap $GAP ms)"
-wait_until 90 all_up || { nok "every peer up within 90 s"; exit 1; }
+wait_for 90 all_up || { nok "every peer up within 90 s"; exit 1; }
 ok "every peer up"
 /ddsm/tests/ddsm-test-txdeath "$ME" "$N" "$SECS" "${TXD_WORKERS:-3}"
 rc=$?

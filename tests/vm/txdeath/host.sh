@@ -17,26 +17,11 @@ CL_NAME=${TXD_NAME:-txdeath} CL_N=3 CL_TIMEOUT=${TXD_LIMIT:-400}
 VICTIM=2 SURVIVORS="0 1"
 CL_CMD="TXD_SECS=${TXD_SECS:-40} TXD_DELAY_MS=${TXD_DELAY_MS:-50} TXD_GAP_MS=${TXD_GAP_MS:-400} bash /ddsm/tests/txdeath/guest.sh"
 
-. "$(dirname "${BASH_SOURCE[0]}")/../../../qemu/lib.sh"
-trap cl_teardown EXIT
-trap 'cl_msg "interrupted"; exit 130' INT
-trap 'cl_msg "terminated"; exit 143' TERM
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
+# Each wait here has always had its own bound only, not TXD_LIMIT's.
+WAIT_PAST_DEADLINE=1
 
-failed=0 total=0
-ok()  { total=$((total + 1)); echo "ok - host: $*"; }
-nok() { total=$((total + 1)); failed=$((failed + 1)); echo "not ok - host: $*"; }
-bail() { nok "$*"; echo "# txdeath: bailed out; logs in ${CL_LOG:-?}"; exit 1; }
-
-wait_all() { # SECS REGEX NODES...
-	local secs=$1 re=$2 i
-	shift 2
-	for i in "$@"; do
-		cl_wait_marker "$i" "$re" "$secs" || { nok "node$i: '$re' within ${secs}s"; return 1; }
-	done
-}
-
-cl_setup || bail "image build failed"
-cl_msg "logs: $CL_LOG"
+open_cluster
 for i in 0 1 2; do cl_start_node "$i"; done
 wait_all 120 ready 0 1 2 || bail "nodes booted"
 for i in 0 1 2; do cl_send "$i" go; done

@@ -13,6 +13,7 @@
 # their "bench" lines are timings, printed as comments here (make bench
 # is where they are measured).
 
+set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
 BIN=$DDSM/bin
 RECORDS=${WL_RECORDS:-2000} OPS=${WL_OPS:-1500}
@@ -34,4 +35,4 @@ done
 check_no_sigbus
 [ $failed -ne 0 ] && diag
 echo "# node$ME: workloads.sh done in $((SECONDS - t_start)) s"
-exit $failed
+tap_exit
