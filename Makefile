@@ -143,7 +143,7 @@ check-debug: setup
 	bash tests/run-debug.sh
 
 kunit: setup
-	bash tests/kunit/run.sh
+	bash tests/kunit/host.sh
 
 checkpatch:
 	bash tools/checkpatch.sh

@@ -14,7 +14,7 @@
 # tests/run.sh.
 set -uo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 W=$BUILD_DIR/packaging-test
 VERSION=$(cat "$ROOT/tools/packaging/VERSION")
