@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of qemu/bench-workloads.sh (make bench), every node at once:
+# Guest side of tools/bench/workloads/host.sh (make bench), every node at once:
 # load ddsm (a one-node DSM when N = 1, optionally with a small
 # cache_frames for cache pressure), then run the YCSB workloads and, if
 # asked, the anonymous-memory YCSB-C baseline and the GAM micro sharing
@@ -16,7 +16,8 @@
 # that the nodes' runs overlap whatever their speed).
 
 set -u
-. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
+# shellcheck source=tests/vm/lib/guest.sh
+. /ddsm/tests/lib/guest.sh	# staged by tests/vm/Makefile
 BIN=$DDSM/bin
 RECORDS=${BW_RECORDS:-10000} SECS=${BW_SECS:-10} THREADS=${BW_THREADS:-1}
 

@@ -3,9 +3,9 @@
 #
 # Where a first-touch remote read fault spends its time, against
 # perftest's 4 KiB RDMA READ in the same 2 VMs in the same run
-# (tests/vm/bench_fault.sh measures and traces; this prints the table).
+# (tools/bench/fault/guest.sh measures and traces; this prints the table).
 #
-#   qemu/bench-fault.sh [-t SECONDS] [-o FILE]
+#   tools/bench/fault/host.sh [-t SECONDS] [-o FILE]
 #
 # -o also writes the table to FILE (make bench: build/bench/fault.txt).
 # BENCH_FAULTS / BENCH_TRACE_FAULTS: faults timed / traced (200 / 100).
@@ -23,12 +23,13 @@ while [ $# -gt 0 ]; do
 done
 export DDSM_KERNEL_ARGS="${DDSM_KERNEL_ARGS:-} tsc=reliable"
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
 out=$(mktemp) table=$(mktemp)
 trap 'rm -f "$out" "$table"' EXIT
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
-cmd="BENCH_FAULTS=${BENCH_FAULTS:-200} BENCH_TRACE_FAULTS=${BENCH_TRACE_FAULTS:-100} bash /ddsm/tests/bench_fault.sh"
-bash "$HERE/cluster.sh" -n 2 -t "$LIMIT" --name bench-fault -- "$cmd" >"$out"
+cmd="BENCH_FAULTS=${BENCH_FAULTS:-200} BENCH_TRACE_FAULTS=${BENCH_TRACE_FAULTS:-100} bash /ddsm/bench/fault/guest.sh"
+bash "$ROOT/qemu/cluster.sh" -n 2 -t "$LIMIT" --name bench-fault -- "$cmd" >"$out"
 rc=$?
 grep -E '^\[n[01]\] (bench|not ok|# (status|trace|node))' "$out"
 
@@ -40,7 +41,7 @@ if [ "$(wc -w <<<"$reads")" -ne 2 ] || [ -z "$gap" ] ||
 	echo "bench-fault: a measurement is missing (exit $rc)" >&2
 	exit 1
 fi
-commit=$(git -C "$HERE/.." rev-parse --short HEAD 2>/dev/null || echo unknown)
+commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 {
 	echo "# first-touch remote read fault, 2 TCG VMs over soft-RoCE, commit $commit, $(date -u '+%F %H:%M UTC')"
 	echo "# host load before: $load0, after: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"

@@ -4,10 +4,10 @@
 # Per-transition latency of the ddsm coherence protocol on 3 TCG VMs (or
 # 4: one more row, home A invalidating two remote sharers), against
 # perftest's 4 KiB RDMA READ in the same VMs in the same run
-# (tests/vm/bench_transitions.sh and ddsm-bench-transitions do the
+# (tools/bench/transitions/guest.sh and ddsm-bench-transitions do the
 # measuring; docs/benchmarks.md explains the rows).
 #
-#   qemu/bench-transitions.sh [-t SECONDS] [-n 3|4] [--reps N] [--scan-mib N]
+#   tools/bench/transitions/host.sh [-t SECONDS] [-n 3|4] [--reps N] [--scan-mib N]
 #                             [--settle-us N] [--perf-iters N]
 #
 # BENCH_TRACE=0 in the environment turns the breakdown table off; it
@@ -45,6 +45,7 @@ done
 export DDSM_KERNEL_ARGS="${DDSM_KERNEL_ARGS:-} tsc=reliable"
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
 out=$(mktemp)
 trap 'rm -f "$out" "$out.load"' EXIT
 
@@ -57,11 +58,11 @@ host_load() {
 host_load before >"$out.load"
 
 case $NODES in 3|4) ;; *) usage ;; esac
-bash "$HERE/cluster.sh" -n "$NODES" -t "$LIMIT" --name bench-transitions -- \
+bash "$ROOT/qemu/cluster.sh" -n "$NODES" -t "$LIMIT" --name bench-transitions -- \
 	"BENCH_REPS=$REPS BENCH_SCAN_MIB=$SCAN_MIB BENCH_SETTLE_US=$SETTLE" \
 	"BENCH_PERF_ITERS=$ITERS BENCH_TRACE=${BENCH_TRACE:-1} BENCH_TRACE_REPS=${BENCH_TRACE_REPS:-30}" \
 	"BENCH_POLL_US=${BENCH_POLL_US:-50}" \
-	"bash /ddsm/tests/bench_transitions.sh" | tee "$out"
+	"bash /ddsm/bench/transitions/guest.sh" | tee "$out"
 rc=${PIPESTATUS[0]}
 host_load after >>"$out.load"
 

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# qemu/bench-pmem.sh's plot: per model, total ops/s (left) and the home
-# counters per write (right), from the CSV bench_pmem_report.awk writes.
-#   gnuplot -e "csv='pmem.csv'; png='pmem.png'" bench_pmem.gp
+# tools/bench/pmem/host.sh's plot: per model, total ops/s (left) and the home
+# counters per write (right), from the CSV report.awk writes.
+#   gnuplot -e "csv='pmem.csv'; png='pmem.png'" plot.gp
 set datafile separator ","
 set terminal pngcairo size 1000,420 font ",10"
 set termoption noenhanced

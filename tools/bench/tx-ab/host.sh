@@ -4,19 +4,19 @@
 # Before and after, paired: the module and programs built at BASE
 # (default HEAD) and the working tree's, one after the other on fresh
 # boots of 3 nodes, one timed transactional run each per round
-# (tests/vm/bench_tx_ab.sh).  Runs of
+# (tools/bench/tx-ab/guest.sh).  Runs of
 # the same workload on different boots of this host differed by 2x in
 # throughput, so a change is judged by the ratio within each round, not
 # against an earlier table.  Prints each round's commits/s of both and
 # their ratio; writes build/bench/tx-ab.log.
 #
-# usage: qemu/bench-tx-ab.sh [BASE]
+# usage: tools/bench/tx-ab/host.sh [BASE]
 # Env: TXB_SECS (20), TXB_ROUNDS (3), TXB_RECORDS (10000),
 #      TXB_WL ("ycsbt -r 50 -v 256"), TXB_BACKEND (hades), BUILD_DIR.
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/.." && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
 BUILD=${BUILD_DIR:-$ROOT/build}
 BASE=${1:-HEAD}
 SECS=${TXB_SECS:-20} ROUNDS=${TXB_ROUNDS:-3} RECORDS=${TXB_RECORDS:-10000}
@@ -42,9 +42,9 @@ rc=0
 for ((r = 1; r <= ROUNDS; r++)); do
 	for m in a b; do
 		echo "[bench-tx-ab] round $r, module $m"
-		bash "$HERE/cluster.sh" -n 3 -t $((SECS * 6 + 420)) \
+		bash "$ROOT/qemu/cluster.sh" -n 3 -t $((SECS * 6 + 420)) \
 			--name bench-tx-ab -- \
-			"TXB_MODULE=$m TXB_ROUND=$r TXB_SECS=$SECS TXB_RECORDS=$RECORDS TXB_WL='$WL' TXB_BACKEND=$BACKEND bash /ddsm/tests/bench_tx_ab.sh" \
+			"TXB_MODULE=$m TXB_ROUND=$r TXB_SECS=$SECS TXB_RECORDS=$RECORDS TXB_WL='$WL' TXB_BACKEND=$BACKEND bash /ddsm/bench/tx-ab/guest.sh" \
 			>>"$log" || rc=1
 	done
 done

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of qemu/bench-pingpong.sh (2 nodes): perftest's 4 KiB RDMA
+# Guest side of tools/bench/pingpong/host.sh (2 nodes): perftest's 4 KiB RDMA
 # READ latency between the two VMs, then ddsm-bench-pingpong, whose two
 # threads hand one unit back and forth and wait for each other by
 # spinning.  Prints "bench ..." lines for the host script; a benchmark:
@@ -10,7 +10,8 @@
 # and prints, per node and request type, how long the grace slept
 # ("bench grace NODE TYPE N MEDIAN P90" in us, and the mean).
 
-. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
+# shellcheck source=tests/vm/lib/guest.sh
+. /ddsm/tests/lib/guest.sh	# staged by tests/vm/Makefile
 
 ROUNDS=${BENCH_ROUNDS:-500} ITERS=${BENCH_PERF_ITERS:-1000}
 IFS=, read -ra IPS <<<"$DDSM_NODE_IPS"
@@ -38,4 +39,4 @@ if [ -n "${BENCH_TRACE:-}" ]; then
 		/tmp/grace.txt
 fi
 ddsmctl status | sed 's/^/# status: /'
-exit $((failed > 0))
+tap_exit

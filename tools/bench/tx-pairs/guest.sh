@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of qemu/bench-tx-pairs.sh, every node at once: one workload
+# Guest side of tools/bench/tx-pairs/host.sh, every node at once: one workload
 # (TXB_WL, default YCSB-T 50/50 with 256-byte values) run TXB_PAIRS
 # times on each backend in one boot, alternating occ, hades | hades,
 # occ | occ, hades ... so that a drift of the host's speed within the
@@ -11,7 +11,8 @@
 # TXB_PAIRS (10), TXB_SECS (20), TXB_RECORDS (10000), TXB_WL.
 
 set -u
-. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
+# shellcheck source=tests/vm/lib/guest.sh
+. /ddsm/tests/lib/guest.sh	# staged by tests/vm/Makefile
 BIN=$DDSM/bin
 PAIRS=${TXB_PAIRS:-10} SECS=${TXB_SECS:-20} RECORDS=${TXB_RECORDS:-10000}
 WL=${TXB_WL:-ycsbt -r 50 -v 256}

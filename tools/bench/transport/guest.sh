@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of qemu/bench-transport.sh (2 nodes): perftest against ddsm's
+# Guest side of tools/bench/transport/host.sh (2 nodes): perftest against ddsm's
 # self-test, in the same VMs, interleaved, BENCH_ROUNDS times.  Node 0 runs
 # the perftest servers, node 1 the clients and the ddsm self-tests (against
 # node 0).  A benchmark, not a test: it fails only if a measurement could
@@ -19,7 +19,8 @@
 # Environment: BENCH_ROUNDS (3), BENCH_ITERS (1000: latency iterations),
 # BENCH_BW_ITERS (2000), BENCH_DEPTH (64: in flight, both tools).
 
-. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
+# shellcheck source=tests/vm/lib/guest.sh
+. /ddsm/tests/lib/guest.sh	# staged by tests/vm/Makefile
 
 ROUNDS=${BENCH_ROUNDS:-3} ITERS=${BENCH_ITERS:-1000}
 BW_ITERS=${BENCH_BW_ITERS:-2000} DEPTH=${BENCH_DEPTH:-64}

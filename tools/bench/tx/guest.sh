@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of qemu/bench-tx.sh, every node at once: issue 13's HADES
+# Guest side of tools/bench/tx/host.sh, every node at once: issue 13's HADES
 # against the software OCC baseline on the same DSM, one timed run of
 # each workload on each backend, back to back so that both meet the same
 # host: YCSB-T 50/50 and 95/5 (5 operations, zipfian 0.99, 256-byte
@@ -15,7 +15,8 @@
 # TXB_SECS (seconds per run, default 20), TXB_RECORDS (default 10000).
 
 set -u
-. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
+# shellcheck source=tests/vm/lib/guest.sh
+. /ddsm/tests/lib/guest.sh	# staged by tests/vm/Makefile
 BIN=$DDSM/bin
 SECS=${TXB_SECS:-20} RECORDS=${TXB_RECORDS:-10000}
 

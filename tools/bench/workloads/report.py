@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """make bench's report: bench.log -> CSV, a text summary, gnuplot scripts.
 
-usage: bench_workloads_report.py LOG OUTDIR COMMIT
+usage: report.py LOG OUTDIR COMMIT
 
 LOG lines are "<nodes> <pressure> [nK] bench <kind> key=value ..." as
-qemu/bench-workloads.sh writes them; anything else is ignored.  Writes,
+tools/bench/workloads/host.sh writes them; anything else is ignored.  Writes,
 into OUTDIR, one CSV per kind (ycsb, ycsb_total, ycsb_cdf, micro,
 micro_total), summary.txt, and .dat/.gp pairs for gnuplot (ycsb_nodes,
 ycsb_latency, ycsb_cdf, micro_sharing).
@@ -119,7 +119,7 @@ def summary(rows, commit):
             out.append('  sharing %3d%%: %.0f' % (s, num(by[s],
                                                         'ops_per_s')))
         out.append('  ' + sharing_loss(by, rows.get('micro', [])))
-    # Per-operation timing depends on it (qemu/bench-workloads.sh).
+    # Per-operation timing depends on it (tools/bench/workloads/host.sh).
     cs = collections.Counter(r.get('cs', '?')
                              for r in rows.get('clocksource', []))
     if cs:

@@ -5,12 +5,12 @@
 # workload on 3 TCG VMs with an NVDIMM each, next to Eventual and to the
 # module without pmem= (DRAM only), with the Scope barrier's latency and
 # perftest's 4 KiB RDMA READ measured in the same VMs in the same run
-# (tests/vm/bench_pmem.sh and ddsm-bench-pmem do the measuring;
-# qemu/bench_pmem_report.awk makes the table).  QEMU's NVDIMM is a file
+# (tools/bench/pmem/guest.sh and ddsm-bench-pmem do the measuring;
+# tools/bench/pmem/report.awk makes the table).  QEMU's NVDIMM is a file
 # mapping, so its persist timings say little: the table also gives unit
 # images persisted, bytes flushed, fences and durable grants per write.
 #
-#   qemu/bench-pmem.sh [-t SECONDS_PER_MODEL]   (default 30, in 3 turns;
+#   tools/bench/pmem/host.sh [-t SECONDS_PER_MODEL]   (default 30, in 3 turns;
 #                       DRAM only: half before the models, half after)
 #
 # Env: BENCH_PMEM_MODELS (run order, default "eventual scope read_enf
@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
 done
 [[ $SECS =~ ^[1-9][0-9]*$ ]] || { echo "bench-pmem: -t wants seconds" >&2; exit 2; }
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/.." && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 OUT=$BUILD_DIR/bench NAME=bench-pmem
 MODELS=${BENCH_PMEM_MODELS:-eventual scope read_enf strict sync}
@@ -48,8 +48,8 @@ echo "$head"
 # A new NVDIMM file per node: each run formats its namespaces afresh.
 rm -f "$BUILD_DIR/qemu/pmem/$NAME"-node*.img
 t0=$SECONDS
-cmd="BENCH_PMEM_SECS=$SECS BENCH_PMEM_MODELS='$MODELS' BENCH_PMEM_ARGS='${BENCH_PMEM_ARGS:-}' bash /ddsm/tests/bench_pmem.sh"
-bash "$HERE/cluster.sh" -n 3 -t $((SECS * 35 + 600)) --name "$NAME" --pmem 64 -- "$cmd" >"$log" 2>&1
+cmd="BENCH_PMEM_SECS=$SECS BENCH_PMEM_MODELS='$MODELS' BENCH_PMEM_ARGS='${BENCH_PMEM_ARGS:-}' bash /ddsm/bench/pmem/guest.sh"
+bash "$ROOT/qemu/cluster.sh" -n 3 -t $((SECS * 35 + 600)) --name "$NAME" --pmem 64 -- "$cmd" >"$log" 2>&1
 rc=$?
 rm -f "$BUILD_DIR/qemu/pmem/$NAME"-node*.img
 grep -E '^\[n[0-9]+\] (not ok|Bail out)' "$log"
@@ -60,14 +60,14 @@ echo "# log $log"
 {
 	echo "$head"
 	awk -v models="dram $MODELS" -v csv="$OUT/pmem.csv" \
-		-f "$HERE/bench_pmem_report.awk" "$log"
+		-f "$HERE/report.awk" "$log"
 } >"$OUT/pmem.txt"
 report=$?
 cat "$OUT/pmem.txt"
 [ $report -eq 0 ] || { echo "bench-pmem: a measurement is missing" >&2; exit 1; }
 
 if command -v gnuplot >/dev/null; then
-	gnuplot -e "csv='$OUT/pmem.csv'; png='$OUT/pmem.png'" "$HERE/bench_pmem.gp" ||
+	gnuplot -e "csv='$OUT/pmem.csv'; png='$OUT/pmem.png'" "$HERE/plot.gp" ||
 		echo "bench-pmem: the plot failed" >&2
 	[ "${BENCH_PMEM_PLOT:-}" = docs ] && [ -f "$OUT/pmem.png" ] &&
 		cp "$OUT/pmem.png" "$ROOT/docs/img/pmem.png"

@@ -3,9 +3,9 @@
 #
 # Ownership transfers with spinning waiters on 2 TCG VMs, against
 # perftest's 4 KiB RDMA READ in the same VMs in the same run
-# (tests/vm/bench_pingpong.sh and ddsm-bench-pingpong do the measuring).
+# (tools/bench/pingpong/guest.sh and ddsm-bench-pingpong do the measuring).
 #
-#   qemu/bench-pingpong.sh [-t SECONDS] [--rounds N] [--hog] [--no-migratory]
+#   tools/bench/pingpong/host.sh [-t SECONDS] [--rounds N] [--hog] [--no-migratory]
 #                          [--no-handoff] [--trace]
 #
 # BENCH_PP_ARGS passes options to ddsm-bench-pingpong (e.g. -P: spin
@@ -38,15 +38,16 @@ while [ $# -gt 0 ]; do
 done
 export DDSM_KERNEL_ARGS="${DDSM_KERNEL_ARGS:-} tsc=reliable"
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
 echo "# host: load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
-cmd="BENCH_TRACE=$TRACE BENCH_ROUNDS=$ROUNDS BENCH_PP_ARGS='${BENCH_PP_ARGS:-}' BENCH_MOD_ARGS='$MODARGS' bash /ddsm/tests/bench_pingpong.sh"
+cmd="BENCH_TRACE=$TRACE BENCH_ROUNDS=$ROUNDS BENCH_PP_ARGS='${BENCH_PP_ARGS:-}' BENCH_MOD_ARGS='$MODARGS' bash /ddsm/bench/pingpong/guest.sh"
 if [ -n "${BENCH_HOG:-}" ]; then
 	cmd="(while :; do :; done) & hog=\$!; $cmd; rc=\$?; kill \$hog; exit \$rc"
 fi
-bash "$HERE/cluster.sh" -n 2 -t "$LIMIT" --name bench-pingpong -- "$cmd" | tee "$out"
+bash "$ROOT/qemu/cluster.sh" -n 2 -t "$LIMIT" --name bench-pingpong -- "$cmd" | tee "$out"
 rc=${PIPESTATUS[0]}
 
 read_typ=$(sed -n 's/^\[n1\] bench read_lat \([0-9.]*\) .*/\1/p' "$out" | tail -n 1)

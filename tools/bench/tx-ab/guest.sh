@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of qemu/bench-tx-ab.sh, every node at once: module
+# Guest side of tools/bench/tx-ab/host.sh, every node at once: module
 # TXB_MODULE (a or b: $DDSM/ab/$TXB_MODULE/ddsm.ko, with its own
 # programs), one timed ddsm-txbench run.  Each node prints its own rate
 # ("# ab round=R module=M ..."), which the host sums; nothing is
@@ -9,7 +9,8 @@
 # different times would meet their peers' old one.
 
 set -u
-. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
+# shellcheck source=tests/vm/lib/guest.sh
+. /ddsm/tests/lib/guest.sh	# staged by tests/vm/Makefile
 SECS=${TXB_SECS:-20} RECORDS=${TXB_RECORDS:-10000}
 WL=${TXB_WL:-ycsbt -r 50 -v 256} BACKEND=${TXB_BACKEND:-hades}
 M=${TXB_MODULE:?} R=${TXB_ROUND:?}

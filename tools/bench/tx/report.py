@@ -3,13 +3,13 @@
 """make bench-tx's report: HADES against the OCC baseline, per workload.
 
 Reads build/bench/tx.log (every node's "bench txbench" lines and node 0's
-"bench txbench-total" lines, tests/vm/bench_tx.sh) and writes tx.csv and
+"bench txbench-total" lines, tools/bench/tx/guest.sh) and writes tx.csv and
 tx.txt: cluster commits/s of each backend and their ratio, latency (p50:
 the median of the nodes' medians; p99: the worst node's), ddsm messages
 sent per commit (every node's, over every commit), the conflict-abort
 rate and its main causes.
 
-    bench_tx_report.py LOG OUTDIR COMMIT
+    report.py LOG OUTDIR COMMIT
 """
 import re
 import sys

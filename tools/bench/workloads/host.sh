@@ -4,7 +4,7 @@
 # make bench: the workloads of tools/workloads on 1-4 QEMU nodes, with and
 # without cache pressure, the YCSB-C local-memory baseline and the GAM
 # micro sharing sweep on 3 nodes, and first the per-stage breakdown of a
-# first-touch remote read fault on 2 nodes (qemu/bench-fault.sh).  Every
+# first-touch remote read fault on 2 nodes (tools/bench/fault/host.sh).  Every
 # run verifies its values (a wrong value fails make bench).  Writes
 # build/bench/{bench.log,ycsb.csv,micro.csv,summary.txt,fault.txt} and PNG
 # plots drawn with gnuplot.
@@ -15,7 +15,7 @@
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/.." && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
 OUT=${BUILD_DIR:-$ROOT/build}/bench
 NODES=${BENCH_NODES:-"1 2 3 4"}
 RECORDS=${BENCH_RECORDS:-5000} SECS=${BENCH_SECS:-10}
@@ -39,11 +39,11 @@ commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 echo "# make bench, commit $commit, $(date -u +%FT%TZ), host: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$log"
 
 # Where a first-touch remote read fault's time goes, against a raw READ
-# (qemu/bench-fault.sh, 2 nodes, about a minute).
+# (tools/bench/fault/host.sh, 2 nodes, about a minute).
 failed=0 t0=$SECONDS
 echo "[bench] first-touch fault breakdown, 2 nodes"
 echo "# run fault" >>"$log"
-if ! bash "$HERE/bench-fault.sh" -o "$OUT/fault.txt" >>"$log" 2>&1; then
+if ! bash "$ROOT/tools/bench/fault/host.sh" -o "$OUT/fault.txt" >>"$log" 2>&1; then
 	echo "[bench] fault breakdown failed: see $log and build/qemu/logs/"
 	failed=1
 fi
@@ -63,8 +63,8 @@ for r in "${runs[@]}"; do
 	[ "$n" = 3 ] && [ "$pressure" = off ] && env="$env BW_ANON=1 BW_SHARING='0 50 100'"
 	echo "[bench] run $i/${#runs[@]}: $n node(s), cache pressure $pressure ($((SECONDS - t0)) s so far)"
 	echo "# run nodes=$n pressure=$pressure" >>"$log"
-	bash "$HERE/cluster.sh" -n "$n" -t 2400 --name "bench-wl-$n-$pressure" -- \
-		"$env bash /ddsm/tests/bench_workloads.sh" |
+	bash "$ROOT/qemu/cluster.sh" -n "$n" -t 2400 --name "bench-wl-$n-$pressure" -- \
+		"$env bash /ddsm/bench/workloads/guest.sh" |
 		sed -u "s/^/$n $pressure /" | tee -a "$log" |
 		grep --line-buffered -E ' (bench (ycsb|micro)-total|not ok)' |
 		sed -u 's/^/[bench]   /'
@@ -75,7 +75,7 @@ for r in "${runs[@]}"; do
 	fi
 done
 
-python3 "$HERE/bench_workloads_report.py" "$log" "$OUT" "$commit" || failed=1
+python3 "$HERE/report.py" "$log" "$OUT" "$commit" || failed=1
 for p in "$OUT"/*.gp; do
 	gnuplot "$p" || failed=1
 done

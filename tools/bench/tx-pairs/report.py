@@ -3,7 +3,7 @@
 """make bench-tx-pairs's report: HADES / OCC over alternating pairs.
 
 Reads build/bench/tx-pairs.log (node 0's "# pair P txbench-total" lines,
-tests/vm/bench_tx_pairs.sh) and prints, per pair, both backends' cluster
+tools/bench/tx-pairs/guest.sh) and prints, per pair, both backends' cluster
 commits/s and their ratio; then the geometric mean of the ratios with a
 95% interval (Student's t over the logs of the ratios: the pairs are
 taken as independent draws of the ratio), the median, the least and the
@@ -11,7 +11,7 @@ most; then how each backend moved over the boot (mean of the last half
 of the pairs over the first half), which tells a drift of the host,
 seen by both, from a slowdown of one backend's own.
 
-    bench_tx_pairs_report.py LOG [LOG...] COMMIT
+    report.py LOG [LOG...] COMMIT
 
 Several logs (boots of the same code) pool their pairs: the table numbers
 them boot.pair, the interval is over all of them, the trend is per boot.
@@ -62,7 +62,7 @@ def trend(rate, pairs):
 
 def main():
     if len(sys.argv) < 3:
-        print('usage: bench_tx_pairs_report.py LOG [LOG...] COMMIT',
+        print('usage: report.py LOG [LOG...] COMMIT',
               file=sys.stderr)
         return 2
     files, commit = sys.argv[1:-1], sys.argv[-1]

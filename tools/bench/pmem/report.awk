@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# The table of qemu/bench-pmem.sh from the guests' "bench ..." lines
+# The table of tools/bench/pmem/host.sh from the guests' "bench ..." lines
 # (formats in tests/vm/src/ddsm-bench-pmem.c and tests/vm/transport_lib.sh).
-#   awk -v models="dram eventual ..." -v csv=FILE -f bench_pmem_report.awk LOG
+#   awk -v models="dram eventual ..." -v csv=FILE -f report.awk LOG
 # Per model, summed over the nodes and turns: ops/s (each node's ops over
 # its own run time, added up), write latency (p50: the median of the
 # nodes' and turns' medians; p99: the worst one), and the home counters

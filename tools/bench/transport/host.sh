@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Benchmark of the RDMA transport against perftest, in the same two TCG
-# VMs in the same run (tests/vm/bench_transport.sh does the measuring).
+# VMs in the same run (tools/bench/transport/guest.sh does the measuring).
 #
-#   qemu/bench-transport.sh [-t SECONDS] [--rounds N] [--iters N] [--bw-iters N] [--depth N]
+#   tools/bench/transport/host.sh [-t SECONDS] [--rounds N] [--iters N] [--bw-iters N] [--depth N]
 #
 # Prints the medians over the rounds and the ratio per metric, oriented so
 # that > 1 always means "ddsm is slower": ddsm/perftest for latencies,
@@ -28,14 +28,15 @@ while [ $# -gt 0 ]; do
 done
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-BUILD_DIR=${BUILD_DIR:-$HERE/../build}
+ROOT=$(cd "$HERE/../../.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 NAME=bench-transport
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-bash "$HERE/cluster.sh" -n 2 -t "$LIMIT" --name "$NAME" -- \
+bash "$ROOT/qemu/cluster.sh" -n 2 -t "$LIMIT" --name "$NAME" -- \
 	"BENCH_ROUNDS=$ROUNDS BENCH_ITERS=$ITERS BENCH_BW_ITERS=$BW_ITERS" \
-	"BENCH_DEPTH=$DEPTH bash /ddsm/tests/bench_transport.sh" | tee "$out"
+	"BENCH_DEPTH=$DEPTH bash /ddsm/bench/transport/guest.sh" | tee "$out"
 rc=${PIPESTATUS[0]}
 
 echo

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of qemu/bench-fault.sh (2 nodes): where a first-touch remote
+# Guest side of tools/bench/fault/host.sh (2 nodes): where a first-touch remote
 # read fault spends its time.  Node 1 reads never-touched units homed on
 # node 0, one at a time, back to back (ddsm-bench-gap, gap 0): first a
 # timed run with tracing off on node 1, then a traced run whose events
@@ -38,7 +38,8 @@
 # Env: BENCH_FAULTS (200: timed faults), BENCH_TRACE_FAULTS (100),
 # BENCH_PERF_ITERS (1000).
 
-. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
+# shellcheck source=tests/vm/lib/guest.sh
+. /ddsm/tests/lib/guest.sh	# staged by tests/vm/Makefile
 
 FAULTS=${BENCH_FAULTS:-200} TRACE_FAULTS=${BENCH_TRACE_FAULTS:-100}
 ITERS=${BENCH_PERF_ITERS:-1000}	# read by read_lat
@@ -137,4 +138,4 @@ fi
 grep -c . $TR/trace | sed 's/^/# trace lines: /'
 breakdown $((units / 2))
 ddsmctl status | grep -E '^(faults|msgs|fault_)' | sed 's/^/# status: /'
-exit $((failed > 0))
+tap_exit

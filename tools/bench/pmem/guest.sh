@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of qemu/bench-pmem.sh (3 nodes with an NVDIMM each): in one
+# Guest side of tools/bench/pmem/host.sh (3 nodes with an NVDIMM each): in one
 # boot, perftest's 4 KiB RDMA READ latency between nodes 0 and 1, then
 # ddsm-bench-pmem on the module without pmem= (the DRAM-only baseline),
 # unload, and again with pmem=/dev/pmem0: the Scope barrier's latency and
@@ -18,7 +18,7 @@
 #   BENCH_PMEM_ARGS    more ddsm-bench-pmem options (-u, -k, -r, -n)
 
 # shellcheck source=tests/vm/lib/guest.sh
-. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
+. /ddsm/tests/lib/guest.sh	# staged by tests/vm/Makefile
 
 SECS=${BENCH_PMEM_SECS:-30} ITERS=${BENCH_PERF_ITERS:-1000}
 MODELS=${BENCH_PMEM_MODELS:-eventual scope read_enf strict sync}
@@ -81,4 +81,4 @@ ddsmctl status | grep '^pmem' | sed "s/^/# node$ME: /"
 check "no fault gave SIGBUS" bash -c "ddsmctl status | grep -q '^fault_errors: 0$'"
 unload pmem
 dram 2
-exit $((failed > 0))
+tap_exit

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of qemu/bench-transitions.sh (3 nodes or more): the raw
+# Guest side of tools/bench/transitions/host.sh (3 nodes or more): the raw
 # transport first (perftest, server on node 0, client on node 1: the
 # reference ib_read_lat -s 4096, and ib_send_lat -s 64 and -s 4096 for
 # the two-sided floor), then ddsm-bench-transitions on every node (node 1
@@ -33,7 +33,8 @@
 #   svc_TYPE   TYPE received -> next message sent for that unit, on the
 #              node that handles it (home or owner): its processing time
 
-. "$(dirname "${BASH_SOURCE[0]}")/lib/guest.sh"
+# shellcheck source=tests/vm/lib/guest.sh
+. /ddsm/tests/lib/guest.sh	# staged by tests/vm/Makefile
 
 REPS=${BENCH_REPS:-100} SCAN_MIB=${BENCH_SCAN_MIB:-16}
 SETTLE=${BENCH_SETTLE_US:-1000} ITERS=${BENCH_PERF_ITERS:-1000}
