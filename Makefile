@@ -44,6 +44,7 @@ tools: userlib
 
 testprogs: userlib
 	$(MAKE) -C tests/vm
+	$(MAKE) -C tests/workloads_host
 
 # What goes into the guests' initramfs: /ddsm/{ddsm.ko,bin,lib,tests,bench}.
 stage: all
@@ -155,6 +156,7 @@ clean:
 	$(MAKE) -C tools clean
 	$(MAKE) -C tools/workloads clean
 	$(MAKE) -C tests/vm clean
+	$(MAKE) -C tests/workloads_host clean
 
 distclean: clean
 	rm -rf $(BUILD_DIR)

@@ -5,4 +5,4 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-exec make -s -C "$ROOT/tools/workloads" check-host
+exec make -s -C "$ROOT/tests/workloads_host" check

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,6 +153,14 @@ void ht_emu_run(struct ht_emu *e, const char *dir, const char *prog,
 		unlink(r.log[k]);
 	}
 	unlink(r.space);
+}
+
+const char *ht_prog_dir(int argc, char **argv, char *buf, size_t len)
+{
+	if (argc > 1)
+		return argv[1];
+	snprintf(buf, len, "%s", argc > 0 ? argv[0] : ".");
+	return dirname(buf);
 }
 
 void emu_check(const char *dir, const char *prog, const char *const *args,

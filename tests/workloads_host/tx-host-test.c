@@ -3,7 +3,8 @@
  * tx-host-test: the transaction backends (txn.h), the serializability
  * checker (sercheck.h) and ddsm-txbench, on the build host, no ddsm.
  *
- * usage: tx-host-test  (ddsm-txbench and ddsm-sercheck built next to it)
+ * usage: tx-host-test [DIR]  (DIR: where ddsm-txbench and ddsm-sercheck
+ *                            are; default: this program's directory)
  *
  * - OCC step by step over ordinary memory: commits bump versions; every
  *   abort cause is produced on purpose (a read of a locked record, a
@@ -32,7 +33,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -661,10 +661,9 @@ static void txbench_tests(const char *dir)
 int main(int argc, char **argv)
 {
 	struct txn *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
-	char buf[4096], *dir;
+	char buf[4096];
+	const char *dir = ht_prog_dir(argc, argv, buf, sizeof(buf));
 
-	snprintf(buf, sizeof(buf), "%s", argc > 0 ? argv[0] : "./tx-host-test");
-	dir = dirname(buf);
 	txn_init(a, &env, 0, 0, 2);
 	txn_init(b, &env, 0, 1, 2);
 	occ_basics(a, b);

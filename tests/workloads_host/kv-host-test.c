@@ -3,7 +3,8 @@
  * kv-host-test: the kv table and the key choosers on the build host,
  * over anonymous shared memory (a memfd), no ddsm needed.
  *
- * usage: kv-host-test  (ddsm-ycsb and ddsm-micro built next to it)
+ * usage: kv-host-test [DIR]  (DIR: where ddsm-ycsb and ddsm-micro are;
+ *                            default: this program's directory)
  *
  * For two layouts (hashed, one bucket per unit; direct, three buckets
  * packed per group, spread over 4 homes) four threads run puts, gets,
@@ -45,7 +46,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -575,7 +575,7 @@ static void hist_tests(void)
 }
 
 
-static void emu_tests(const char *self)
+static void emu_tests(const char *dir)
 {
 	static const char *const ycsb_a[] = {
 		"-w", "A", "-n", "2000", "-o", "3000", NULL
@@ -587,10 +587,7 @@ static void emu_tests(const char *self)
 	static const char *const micro_secs[] = {
 		"-s", "0.3", "-o", "500", "-t", "2", NULL
 	};
-	char buf[4096], *dir;
 
-	snprintf(buf, sizeof(buf), "%s", self);
-	dir = dirname(buf);
 	emu_check(dir, "ddsm-ycsb", ycsb_a, "bench ycsb-cdf node=0 wl=A");
 	emu_check(dir, "ddsm-ycsb", ycsb_d, "bench ycsb-total wl=D");
 	emu_check(dir, "ddsm-micro", micro_ops, "bench micro-total");
@@ -607,6 +604,7 @@ int main(int argc, char **argv)
 		.flags = KV_F_DIRECT | KV_F_SPREAD, .nr_nodes = 4,
 	};
 	struct sigaction sa;
+	char buf[4096];
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = segv_handler;
@@ -621,7 +619,7 @@ int main(int argc, char **argv)
 	placement_tests();
 	zipf_tests();
 	hist_tests();
-	emu_tests(argc > 0 ? argv[0] : "./kv-host-test");
+	emu_tests(ht_prog_dir(argc, argv, buf, sizeof(buf)));
 	printf("%d passed, %d failed\n", ht_passed, ht_failed);
 	return ht_failed ? 1 : 0;
 }

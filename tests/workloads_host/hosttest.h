@@ -9,6 +9,7 @@
 #define WL_HOSTTEST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define HT_EMU_NODES	3
 
@@ -38,5 +39,10 @@ void ht_emu_run(struct ht_emu *e, const char *dir, const char *prog,
 /* A check: every node must exit 0 and node 0 print @want. */
 void emu_check(const char *dir, const char *prog, const char *const *args,
 	       const char *want);
+/*
+ * Where the workload programs are: the test's argument (its Makefile
+ * passes tools/workloads), else the test's own directory; in @buf.
+ */
+const char *ht_prog_dir(int argc, char **argv, char *buf, size_t len);
 
 #endif /* WL_HOSTTEST_H */
