@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The table of tools/bench/pmem/host.sh from the guests' "bench ..." lines
-# (formats in tests/vm/src/ddsm-bench-pmem.c and tests/vm/transport_lib.sh).
+# (formats in tests/vm/src/ddsm-bench-pmem.c and tests/vm/lib/guest.sh).
 #   awk -v models="dram eventual ..." -v csv=FILE -f report.awk LOG
 # Per model, summed over the nodes and turns: ops/s (each node's ops over
 # its own run time, added up), write latency (p50: the median of the
