@@ -44,8 +44,9 @@ tools: userlib
 
 testprogs: userlib
 	$(MAKE) -C tests/vm
+	$(MAKE) -C tests/workloads_host
 
-# What goes into the guests' initramfs: /ddsm/{ddsm.ko,bin,lib,tests}.
+# What goes into the guests' initramfs: /ddsm/{ddsm.ko,bin,lib,tests,bench}.
 stage: all
 	rm -rf $(STAGE)
 	mkdir -p $(STAGE)/ddsm/bin $(STAGE)/ddsm/lib $(STAGE)/ddsm/tests
@@ -54,6 +55,7 @@ stage: all
 	$(MAKE) -C tools stage
 	$(MAKE) -C tools/workloads stage
 	$(MAKE) -C tests/vm stage
+	$(MAKE) -C tools/bench stage
 
 setup:
 	bash tools/setup-host.sh
@@ -106,36 +108,36 @@ soak: setup
 		FUZZ_OPS=$${FUZZ_OPS:-100000} \
 		bash tests/run.sh
 
-# tools/workloads on 1-4 nodes, with plots (qemu/bench-workloads.sh).
+# tools/workloads on 1-4 nodes, with plots (tools/bench/workloads/host.sh).
 bench: setup
 	$(MAKE) stage
-	bash qemu/bench-workloads.sh
+	bash tools/bench/workloads/host.sh
 
 # Each persistency model's cost on 3 nodes with NVDIMMs, against Eventual
 # and DRAM only (docs/benchmarks.md, "Persistency models"); about 5 min.
 bench-pmem: setup
 	$(MAKE) stage
-	bash qemu/bench-pmem.sh
+	bash tools/bench/pmem/host.sh
 
 # HADES transactions against the software OCC baseline, 3 nodes, both
-# backends in one boot (qemu/bench-tx.sh, about 13 minutes: loading the
+# backends in one boot (tools/bench/tx/host.sh, about 13 minutes: loading the
 # HADES tables is one transaction per record).
 bench-tx: setup
 	$(MAKE) stage
-	bash qemu/bench-tx.sh
+	bash tools/bench/tx/host.sh
 
 # A change to the transactions judged paired: HEAD's module against the
-# working tree's, one after the other, 3 rounds (qemu/bench-tx-ab.sh,
+# working tree's, one after the other, 3 rounds (tools/bench/tx-ab/host.sh,
 # BASE=rev to compare with another; about 10 minutes).
 bench-tx-ab: setup
-	bash qemu/bench-tx-ab.sh $(BASE)
+	bash tools/bench/tx-ab/host.sh $(BASE)
 
 # HADES / OCC on one workload over many alternating pairs in one boot,
-# with a 95% interval (qemu/bench-tx-pairs.sh, TXB_PAIRS=10: about 16
+# with a 95% interval (tools/bench/tx-pairs/host.sh, TXB_PAIRS=10: about 16
 # minutes).
 bench-tx-pairs: setup
 	$(MAKE) stage
-	bash qemu/bench-tx-pairs.sh
+	bash tools/bench/tx-pairs/host.sh
 
 # The VM suites on a lockdep+KASAN guest kernel built once from Debian's
 # linux-source and cached outside the checkout (tests/run-debug.sh).
@@ -143,7 +145,7 @@ check-debug: setup
 	bash tests/run-debug.sh
 
 kunit: setup
-	bash tests/kunit/run.sh
+	bash tests/kunit/host.sh
 
 checkpatch:
 	bash tools/checkpatch.sh
@@ -154,6 +156,7 @@ clean:
 	$(MAKE) -C tools clean
 	$(MAKE) -C tools/workloads clean
 	$(MAKE) -C tests/vm clean
+	$(MAKE) -C tests/workloads_host clean
 
 distclean: clean
 	rm -rf $(BUILD_DIR)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Host side of `make demo` (after `make stage`): boot a 3-node cluster, run
-# tests/vm/demo.sh on every node, print one clear verdict.
+# tests/vm/demo/guest.sh on every node, print one clear verdict.
 # Env: DEMO_NODES (default 3), DEMO_TIMEOUT (default 300 s), plus everything
 # qemu/cluster.sh reads (BUILD_DIR, STAGE, KVER, DDSM_ACCEL, ...).
 set -uo pipefail
@@ -12,7 +12,7 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
 echo "demo: booting $N QEMU nodes with soft-RoCE (TCG: expect ~15-30 s)..."
-"$HERE/cluster.sh" -n "$N" -t "${DEMO_TIMEOUT:-300}" --name demo -- demo.sh |
+"$HERE/cluster.sh" -n "$N" -t "${DEMO_TIMEOUT:-300}" --name demo -- bash /ddsm/tests/demo/guest.sh |
 	tee "$out"
 rc=${PIPESTATUS[0]}
 

@@ -1,13 +1,13 @@
 #!/bin/bash
 # Run the kernel's checkpatch.pl --strict over ddsm's kernel C sources.
 # CHECKPATCH: path to checkpatch.pl (default: the one in the linux-source
-# tree that tests/kunit/run.sh extracts under $BUILD_DIR/kunit).
+# tree that tests/kunit/host.sh extracts under $BUILD_DIR/kunit).
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 CHECKPATCH=${CHECKPATCH:-$(ls "$BUILD_DIR"/kunit/src-*/scripts/checkpatch.pl 2>/dev/null | tail -n 1)}
 if [ -z "$CHECKPATCH" ] || [ ! -f "$CHECKPATCH" ]; then
-	echo "checkpatch.pl not found: run tests/kunit/run.sh once or set CHECKPATCH" >&2
+	echo "checkpatch.pl not found: run tests/kunit/host.sh once or set CHECKPATCH" >&2
 	exit 2
 fi
 cd "$ROOT"

@@ -34,7 +34,7 @@
  * and only then times the access; a helper that times an access does the
  * same.
  *
- * Output (B only), one line per row, for qemu/bench-transitions.sh:
+ * Output (B only), one line per row, for tools/bench/transitions/host.sh:
  *   bench row KEY N MEDIAN_US P90_US MIN_US MEAN_US MAX_US
  *   bench scan KEY MIB MEDIAN_MS MIN_MS
  *   bench errors MISMATCHES STATE_ANOMALIES

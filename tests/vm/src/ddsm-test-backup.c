@@ -3,7 +3,7 @@
  * ddsm-test-backup: writers log what was acknowledged durable in units
  * homed on one node (the victim), which the host kills; every node then
  * reads the units back from the victim's backup, which took them over
- * (tests/vm/backup_host.sh checks the reads against the acks).
+ * (tests/vm/backup/host.sh checks the reads against the acks).
  *
  * usage: ddsm-test-backup write VICTIM SECS [AGAIN]
  *        ddsm-test-backup read VICTIM

@@ -3,7 +3,7 @@
  * ddsm-test-pcrash: writers on every node log what each persistency model
  * acknowledged, for a crash (a VM killed, or all of them) at a random
  * point; after the restart every node dumps what the slots hold, and the
- * host (tests/vm/pcrash_host.sh) holds the dumps against the acks.
+ * host (tests/vm/pcrash/host.sh) holds the dumps against the acks.
  *
  * usage: ddsm-test-pcrash BOOT STEPS SECS
  * Run on every node at once, once per boot; BOOT (1..) picks fresh

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A false death costs time, not data (tests/vm/rejoin.sh).  Units are
+ * A false death costs time, not data (tests/vm/rejoin/guest.sh).  Units are
  * interleaved (unit u is homed on node u % N); each node W owns, dirty, K
  * units homed on every other node H, filled with a pattern of (W, unit).
  *

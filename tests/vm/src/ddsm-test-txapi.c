@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the transaction calls return, call by call, on a 3-node cluster
- * (tests/vm/txbench.sh): above all DDSM_IOC_TX_READV, whose remote reads
+ * (tests/vm/txbench/guest.sh): above all DDSM_IOC_TX_READV, whose remote reads
  * are answered by requests sent ahead to their homes.  Each of its reads
  * must return exactly what DDSM_IOC_TX_READ returns for the same range in
  * the same transaction: committed data, the transaction's own writes laid

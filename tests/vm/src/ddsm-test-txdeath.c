@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * HADES transactions when a node dies mid-run (tests/vm/txdeath.sh):
+ * HADES transactions when a node dies mid-run (tests/vm/txdeath/host.sh):
  * every node moves money between accounts homed on the survivors (nodes
  * other than the last, the victim), two at a time, in transactions; the
  * host kills the victim's VM meanwhile.  A transaction the victim

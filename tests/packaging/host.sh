@@ -1,0 +1,285 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host side of issue 14 (deployment): `make deb`, the packages' contents,
+# lintian, a DKMS build into a private tree, the systemd unit, the udev
+# rule, the man pages against the code, the cluster.conf parser, and
+# `make install` into a DESTDIR.  Writes only under $BUILD_DIR (the DKMS
+# tree, its signing key and its temporary files included).  TAP-like
+# lines; exit 0 iff all ok.
+#
+# Variables: BUILD_DIR (default ./build), KVER/KDIR (tools/kver.sh).
+#
+# No `set -e`: a failed check is reported and the next one runs, as in
+# tests/run.sh.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$ROOT/build}
+W=$BUILD_DIR/packaging-test
+VERSION=$(cat "$ROOT/tools/packaging/VERSION")
+MA=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+ARCH=$(dpkg-architecture -qDEB_HOST_ARCH)
+DEB=$BUILD_DIR/deb
+. "$ROOT/tests/vm/lib/tap.sh"
+TAP_WHO=packaging
+# Quote a command's output as TAP comments (diagnostics).
+quote() { sed 's/^/#   /'; }
+
+rm -rf "$W"
+mkdir -p "$W/tmp"
+export TMPDIR=$W/tmp
+
+# --- make deb -------------------------------------------------------------
+# Files of the checkout changed since STAMP, build/ and .git aside.
+touch "$W/stamp"
+changed() {
+	find "$ROOT" \( -path "$BUILD_DIR" -o -path "$ROOT/build" -o -path "$ROOT/.git" \) -prune \
+		-o -newer "$W/stamp" -print
+}
+if make -s -C "$ROOT" deb BUILD_DIR="$BUILD_DIR" >"$W/deb.log" 2>&1; then
+	ok "make deb builds"
+else
+	nok "make deb builds"
+	quote <"$W/deb.log"
+	exit 1
+fi
+left=$(changed)
+check "make deb wrote nothing outside $BUILD_DIR${left:+ (wrote: $left)}" test -z "$left"
+
+# --- contents ---------------------------------------------------------------
+# libddsm.h's functions: libddsm(3) documents each, a link page per name.
+funcs=$(sed -n 's/^[a-z][^(]*[ *]\(ddsm_[a-z_]*\)(.*/\1/p' "$ROOT/userlib/libddsm.h" | sort -u)
+pkgfile() { echo "$DEB/${1}_${VERSION}_$2.deb"; }
+# files PACKAGE ARCH: the regular files and links it holds, one a line.
+files() { dpkg-deb -c "$(pkgfile "$1" "$2")" | awk '$1 !~ /^d/ {print $6}' | sed 's|^\./||' | sort; }
+
+doc() { printf 'usr/share/doc/%s/changelog.gz\nusr/share/doc/%s/copyright\n' "$1" "$1"; }
+want_lib() { { echo "usr/lib/$MA/libddsm.so.1"; doc libddsm1; } | sort; }
+want_dev() {
+	{
+		printf '%s\n' usr/include/libddsm.h usr/include/linux/ddsm.h \
+			"usr/lib/$MA/libddsm.a" "usr/lib/$MA/libddsm.so" \
+			"usr/lib/$MA/pkgconfig/libddsm.pc" usr/share/man/man3/libddsm.3.gz
+		for f in $funcs; do echo "usr/share/man/man3/$f.3.gz"; done
+		doc libddsm-dev
+	} | sort
+}
+want_tools() {
+	{
+		printf '%s\n' usr/sbin/ddsmctl usr/share/man/man8/ddsmctl.8.gz \
+			usr/share/man/man4/ddsm.4.gz lib/udev/rules.d/60-ddsm.rules \
+			lib/systemd/system/ddsm.service \
+			usr/share/doc/ddsm-tools/examples/cluster.conf \
+			usr/share/doc/ddsm-tools/examples/modprobe-ddsm.conf
+		doc ddsm-tools
+	} | sort
+}
+# The module's source as Kbuild needs it: every .c/.h of kernel/ and
+# include/ in the tree, Kbuild, dkms.conf; nothing built.
+want_dkms() {
+	{
+		(cd "$ROOT" && find kernel include -type f -name '*.[ch]') |
+			sed "s|^|usr/src/ddsm-$VERSION/|"
+		printf '%s\n' "usr/src/ddsm-$VERSION/Kbuild" "usr/src/ddsm-$VERSION/dkms.conf"
+		doc ddsm-dkms
+	} | sort
+}
+same_list() {
+	local name=$1 want=$2 have
+	have=$(files "$name" "$3")
+	if [ "$want" = "$have" ]; then
+		ok "$name: file list"
+	else
+		nok "$name: file list (< missing, > unexpected)"
+		diff <(echo "$want") <(echo "$have") | grep '^[<>]' | quote
+	fi
+}
+same_list ddsm-dkms "$(want_dkms)" all
+same_list libddsm1 "$(want_lib)" "$ARCH"
+same_list libddsm-dev "$(want_dev)" "$ARCH"
+same_list ddsm-tools "$(want_tools)" "$ARCH"
+
+field() { dpkg-deb -f "$(pkgfile "$1" "$2")" "$3"; }
+check "every package has version $VERSION (tools/packaging/VERSION)" \
+	test "$(for p in libddsm1 libddsm-dev ddsm-tools; do field $p "$ARCH" Version; done; field ddsm-dkms all Version)" = \
+	"$(printf '%s\n' "$VERSION" "$VERSION" "$VERSION" "$VERSION")"
+x=$W/x
+for p in ddsm-dkms:all libddsm1:$ARCH libddsm-dev:$ARCH ddsm-tools:$ARCH; do
+	dpkg-deb -x "$(pkgfile "${p%%:*}" "${p#*:}")" "$x"
+done
+check "dkms.conf: PACKAGE_VERSION=$VERSION" \
+	grep -qx "PACKAGE_VERSION=\"$VERSION\"" "$x/usr/src/ddsm-$VERSION/dkms.conf"
+check "libddsm.pc: Version $VERSION, libdir /usr/lib/$MA" \
+	bash -c "grep -qx 'Version: $VERSION' '$x/usr/lib/$MA/pkgconfig/libddsm.pc' &&
+		grep -qx 'libdir=/usr/lib/$MA' '$x/usr/lib/$MA/pkgconfig/libddsm.pc'"
+check "libddsm.so.1 has SONAME libddsm.so.1" \
+	bash -c "objdump -p '$x/usr/lib/$MA/libddsm.so.1' | grep -q 'SONAME *libddsm.so.1$'"
+check "libddsm-dev's headers compile a program against libddsm" \
+	bash -c "printf '#include <libddsm.h>\nint main(void){struct ddsm d; return ddsm_open(&d, \"/nonexistent\") ? 0 : 1;}\n' >'$W/t.c' &&
+		gcc -I'$x/usr/include' -o '$W/t' '$W/t.c' -L'$x/usr/lib/$MA' -lddsm &&
+		LD_LIBRARY_PATH='$x/usr/lib/$MA' '$W/t'"
+
+# --- lintian ----------------------------------------------------------------
+if lintian --no-cfg --fail-on error "$DEB"/*_"$VERSION"_*.deb >"$W/lintian.log" 2>&1; then
+	ok "lintian: no error"
+else
+	nok "lintian: no error"
+fi
+grep -E '^[EW]: ' "$W/lintian.log" | quote || true
+
+# --- DKMS -------------------------------------------------------------------
+# A private tree: --dkmstree/--sourcetree, and the key dkms signs with
+# (it would create one in /var/lib/dkms otherwise).
+KVER=${KVER:-$("$ROOT/tools/kver.sh")}
+KDIR=${KDIR:-/usr/src/linux-headers-$KVER}
+mkdir -p "$W/dkms/src" "$W/dkms/tree"
+cp -a "$x/usr/src/ddsm-$VERSION" "$W/dkms/src/"
+if mok_signing_key=$W/dkms/mok.key mok_certificate=$W/dkms/mok.pub \
+	dkms build -m ddsm -v "$VERSION" -k "$KVER" --kernelsourcedir "$KDIR" \
+		--dkmstree "$W/dkms/tree" --sourcetree "$W/dkms/src" \
+		>"$W/dkms.log" 2>&1; then
+	ok "dkms build of ddsm-dkms's source against $KVER"
+else
+	nok "dkms build of ddsm-dkms's source against $KVER"
+	tail -n 30 "$W/dkms.log" | quote
+	cat "$W/dkms/tree/ddsm/$VERSION/build/make.log" 2>/dev/null | tail -n 30 | quote
+fi
+ko=$W/dkms/tree/ddsm/$VERSION/$KVER/$(uname -m)/module/ddsm.ko
+check "the DKMS ddsm.ko is for $KVER (vermagic)" \
+	bash -c "modinfo -F vermagic '$ko' | grep -q '^$KVER '"
+
+# --- systemd unit, udev rule ----------------------------------------------
+# The unit as shipped, ddsmctl's path pointed at the packaged binary and
+# man at the packaged pages, so that verify's checks of ExecStart= and
+# Documentation= test what the package holds.
+unit=$W/ddsm.service
+sed "s|/usr/sbin/ddsmctl|$x/usr/sbin/ddsmctl|g" \
+	"$x/lib/systemd/system/ddsm.service" >"$unit"
+if out=$(MANPATH=$x/usr/share/man systemd-analyze verify "$unit" 2>&1) && [ -z "$out" ]; then
+	ok "systemd-analyze verify ddsm.service"
+else
+	nok "systemd-analyze verify ddsm.service"
+	echo "$out" | quote
+fi
+if udevadm verify --help >/dev/null 2>&1; then
+	if out=$(udevadm verify "$x/lib/udev/rules.d/60-ddsm.rules" 2>&1); then
+		ok "udevadm verify 60-ddsm.rules"
+	else
+		nok "udevadm verify 60-ddsm.rules"
+		echo "$out" | quote
+	fi
+else
+	echo "# skip - udevadm verify 60-ddsm.rules: udevadm $(udevadm --version) has no verify command (systemd 254 added it)"
+fi
+check "60-ddsm.rules gives /dev/ddsm to group ddsm, mode 0660" \
+	grep -qE '^KERNEL=="ddsm",.*GROUP="ddsm", MODE="0660"$' "$x/lib/udev/rules.d/60-ddsm.rules"
+
+# --- man pages --------------------------------------------------------------
+for m in "$x"/usr/share/man/man3/libddsm.3.gz "$x"/usr/share/man/man4/ddsm.4.gz \
+	"$x"/usr/share/man/man8/ddsmctl.8.gz; do
+	n=$(basename "$m" .gz)
+	out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$m" 2>&1 >/dev/null) || out="man exited $?: $out"
+	if [ -z "$out" ]; then ok "man -l $n: no warning"; else nok "man -l $n: no warning"; echo "$out" | quote; fi
+done
+
+CTL=$x/usr/sbin/ddsmctl
+render() { LC_ALL=C MANWIDTH=300 man -l "$x/usr/share/man/$1.gz" 2>/dev/null || true; }
+# Commands as `ddsmctl --help` lists them: "  NAME ARGS" lines.
+help_cmds() { "$CTL" --help | sed -n 's/^  \([a-z][a-z-]*\).*/\1/p' | sort -u; }
+man_cmds() { render man8/ddsmctl.8 | awk '/^COMMANDS/{f=1;next} /^[A-Z]/{f=0} f && /^       [a-z]/{print $1}' | sort -u; }
+check "ddsmctl(8) describes exactly the commands of ddsmctl --help" \
+	test "$(help_cmds)" = "$(man_cmds)"
+bad=
+page=$(render man8/ddsmctl.8)
+for c in $(help_cmds); do
+	# Each synopsis line of `help CMD` is a tag line of the page.
+	while IFS= read -r syn; do
+		grep -qxF "       $syn" <<<"$page" || grep -qF "       $syn " <<<"$page" || bad+=" '$syn'"
+	done < <("$CTL" help "$c" | sed -n 's/^  \([a-z].*\)$/\1/p' | sed 's/  .*//')
+done
+check "every synopsis of ddsmctl help COMMAND is in ddsmctl(8)${bad:+ (missing:$bad)}" test -z "$bad"
+check "ddsmctl help nosuchcommand exits 2" bash -c "'$CTL' help nosuchcommand 2>/dev/null; [ \$? -eq 2 ]"
+
+lib3=$(render man3/libddsm.3)
+missing=
+for f in $funcs; do grep -q "$f(" <<<"$lib3" || missing+=" $f"; done
+check "man ddsm_open (a link page) shows libddsm(3)" \
+	bash -c "LC_ALL=C MANWIDTH=80 man -M '$x/usr/share/man' 3 ddsm_open 2>/dev/null | grep -q '^LIBDDSM(3)'"
+check "libddsm(3) has all $(wc -w <<<"$funcs") functions of libddsm.h${missing:+ (missing:$missing)}" test -z "$missing"
+
+params=$(sed -n 's/^module_param\(_cb\|_named\)\?(\([a-z_]*\),.*/\2/p' "$ROOT/kernel/node/params.c" | sort -u)
+dev4=$(render man4/ddsm.4)
+ex=$x/usr/share/doc/ddsm-tools/examples
+m4= mp= cf=
+for p in $params; do
+	grep -q "^       $p=" <<<"$dev4" || m4+=" $p"
+	grep -q "^#options ddsm $p=" "$ex/modprobe-ddsm.conf" || mp+=" $p"
+	printf '%s = 0\n' "$p" >"$W/one.conf"
+	if ! "$CTL" modprobe-args --config "$W/one.conf" >/dev/null 2>"$W/one.err" &&
+		grep -q 'unknown key' "$W/one.err"; then
+		cf+=" $p"
+	fi
+done
+check "ddsm(4) describes all $(wc -w <<<"$params") module parameters${m4:+ (missing:$m4)}" test -z "$m4"
+check "modprobe-ddsm.conf has every module parameter${mp:+ (missing:$mp)}" test -z "$mp"
+check "cluster.conf accepts every module parameter${cf:+ (unknown:$cf)}" test -z "$cf"
+
+# --- cluster.conf -----------------------------------------------------------
+conf() { printf '%s\n' "$@" >"$W/c.conf"; }
+args() { "$CTL" modprobe-args --config "$W/c.conf" 2>"$W/c.err"; }
+conf "# a comment" "nodes = 10.9.9.1, 127.0.0.1 ,10.9.9.3  # trailing" \
+	"node_id = auto" "size = 1G" "home_policy = range" "mode = 0660" \
+	"migratory = off" "fault_timeout_ms = 5000" "wait_timeout = 5"
+check "modprobe-args: load-time parameters only, normalised" \
+	test "$(args)" = "size=1073741824 home_policy=range mode=0660 fault_timeout_ms=5000 migratory=N"
+echo "pmem = /dev/pmem0" >>"$W/c.conf"
+check "modprobe-args with pmem: node_id from auto (127.0.0.1 is entry 1) and nodes at load" \
+	test "$(args)" = "nodes=10.9.9.1,127.0.0.1,10.9.9.3 node_id=1 size=1073741824 home_policy=range mode=0660 fault_timeout_ms=5000 migratory=N pmem=/dev/pmem0"
+sed 's/^node_id = auto/node_id = 0/' "$ex/cluster.conf" >"$W/example.conf"
+check "the example cluster.conf parses (node_id 0 for auto: not this host's addresses)" \
+	bash -c "grep -q '^node_id = 0' '$W/example.conf' && '$CTL' modprobe-args --config '$W/example.conf' >/dev/null"
+# refused CONTENT... WHY: exit 1 and FILE[:LINE]: WHY on stderr.
+refused() {
+	local why=$1
+	shift
+	conf "$@"
+	if args >/dev/null; then return 1; fi
+	grep -qF "$why" "$W/c.err"
+}
+check "refused: unknown key, with its line" refused "c.conf:2: bogus: unknown key" "size = 1G" "bogus = 1"
+check "refused: a key given twice" refused "c.conf:2: size: given twice" "size = 1G" "size = 2G"
+check "refused: size not a 4K multiple" refused "c.conf:1: size: not a non-zero multiple of 4K" "size = 5000"
+check "refused: a bad address" refused "c.conf:1: nodes: not a list of IPv4 addresses" "nodes = 10.0.0.1,10.0.0" "node_id = 0"
+check "refused: node_id outside nodes" refused "node_id is not an index of nodes" "nodes = 10.0.0.1,10.0.0.2" "node_id = 2"
+check "refused: auto with no address of this host" refused "no entry of nodes is an address of this host" "nodes = 10.9.9.1,10.9.9.2" "node_id = auto"
+check "refused: nodes without node_id" refused "nodes and node_id go together" "nodes = 10.9.9.1"
+check "refused: port out of range" refused "c.conf:1: port: not a decimal number in 1..65535" "port = 70000"
+check "refused: home_policy not a policy" refused "c.conf:1: home_policy: not one of" "home_policy = random"
+check "refused: a line without =" refused "c.conf:1: size 1G: expected key = value" "size 1G"
+check "refused: a file that is not there" bash -c "! '$CTL' modprobe-args --config '$W/nonexistent' 2>/dev/null"
+
+# --- make install -----------------------------------------------------------
+# From make deb's copy of the tree, so that this test builds nothing in
+# the checkout either.
+d=$W/destdir
+if make -s -C "$DEB/src" install DESTDIR="$d" PREFIX=/opt/ddsm BUILD_DIR="$W/install-build" >"$W/install.log" 2>&1; then
+	ok "make install DESTDIR=... PREFIX=/opt/ddsm"
+else
+	nok "make install DESTDIR=... PREFIX=/opt/ddsm"
+	quote <"$W/install.log"
+fi
+check "make install: man pages, ddsmctl, libddsm, unit, rule under DESTDIR/PREFIX" \
+	bash -c "cd '$d/opt/ddsm' && test -f share/man/man8/ddsmctl.8 -a -f share/man/man3/libddsm.3 \
+		-a -f share/man/man4/ddsm.4 -a -x sbin/ddsmctl -a -f lib/libddsm.so.1 \
+		-a -f include/linux/ddsm.h -a -f lib/pkgconfig/libddsm.pc \
+		-a -f lib/systemd/system/ddsm.service -a -f lib/udev/rules.d/60-ddsm.rules"
+check "make install: nothing outside DESTDIR/PREFIX" \
+	test "$(find "$d" -mindepth 1 -maxdepth 2 | sort | tr '\n' ' ')" = "$d/opt $d/opt/ddsm "
+check "make install: the unit runs PREFIX's ddsmctl" \
+	grep -q '^ExecStart=/opt/ddsm/sbin/ddsmctl configure --config /opt/ddsm/etc/ddsm/cluster.conf$' \
+	"$d/opt/ddsm/lib/systemd/system/ddsm.service"
+left=$(changed)
+check "this test wrote nothing in the checkout${left:+ (wrote: $left)}" test -z "$left"
+
+tap_exit

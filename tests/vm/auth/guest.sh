@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side, 3 nodes: peers authenticate (auth_key=FILE, HMAC-SHA256
+# challenge-response in the connection handshake).  Nodes 0 and 1 share
+# key A throughout.  The last node tries, in turn:
+#   1. a key file that is too short: insmod fails (EINVAL, one log line)
+#   2. key B: connects, but A-holders and it refuse each other's AUTH
+#   3. no key: refused for having none (and it refuses them for having one)
+#   4. key A but size=128M: refused for seeing another global space
+#   5. key A: every peer up, data shared
+# Nodes 0 and 1 follow by what their own kernel log says.  TAP lines.
+
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
+LAST=$((N - 1))
+printf 'ddsm-test-cluster-key-A-0123456789' >/tmp/key-a
+printf 'ddsm-test-cluster-key-B-9876543210' >/tmp/key-b
+printf 'short' >/tmp/key-short
+
+ins() { insmod $DDSM/ddsm.ko node_id="$ME" nodes="$IPS" reconnect_ms=500 "$@"; }
+ins_fails() { ! ins "$@" 2>/dev/null; }
+up_with() { $CTL status 2>/dev/null | grep -q "peer $1: node $1 state up"; }
+none_up() { ! $CTL status 2>/dev/null | grep -q "state up"; }
+logged() { dmesg | grep -qE "ddsm: $1"; }
+
+if [ "$ME" -ne "$LAST" ]; then
+	check "insmod with key A" ins auth_key=/tmp/key-a
+	check "dmesg: the key was loaded" logged "cluster key loaded from /tmp/key-a \(34 bytes\)"
+	other=$((1 - ME))
+	check "node$other (key A) authenticated and up" wait_for 60 up_with $other
+	check "node$LAST with key B refused: its AUTH does not verify" \
+		wait_for 90 logged "node $LAST .*refused: authentication failed"
+	check "node$LAST not up while its key differs" bash -c "! $CTL status | grep -q 'peer $LAST: node $LAST state up'"
+	check "node$LAST without a key refused" \
+		wait_for 90 logged "node $LAST .*refused: it has no cluster key"
+	check "node$LAST with size=128M refused, the sizes named" \
+		wait_for 90 logged "node $LAST .*refused: its space is size=134217728 home_policy=0, ours size=268435456"
+	check "node$LAST with key A authenticated and up" wait_for 90 up_with $LAST
+	check "its refusals counted (ddsmctl status: auth_failures)" \
+		bash -c "$CTL status | grep -qE 'peer $LAST: node $LAST .* auth_failures [1-9]'"
+	check "none counted for node$other" \
+		bash -c "$CTL status | grep -qE 'peer $other: node $other .* auth_failures 0$'"
+else
+	check "insmod with a 5-byte key file fails" ins_fails auth_key=/tmp/key-short
+	check "dmesg: one line says why" logged "auth_key=/tmp/key-short: 5 bytes"
+	check "insmod with key B" ins auth_key=/tmp/key-b
+	check "refused both others: their AUTH does not verify" \
+		wait_for 60 bash -c "dmesg | grep -q 'node 0 .*refused: authentication failed' &&
+				     dmesg | grep -q 'node 1 .*refused: authentication failed'"
+	sleep 3
+	check "no peer up with key B" none_up
+	check "rmmod" rmmod ddsm
+	check "insmod without a key" ins
+	check "refused both others: they have a key" \
+		wait_for 60 bash -c "[ \$(dmesg | grep -c 'refused: it has a cluster key and this node has none') -ge 2 ]"
+	sleep 3
+	check "no peer up without a key" none_up
+	check "rmmod" rmmod ddsm
+	check "insmod with key A and size=128M" ins auth_key=/tmp/key-a size=128M
+	check "refused both others: another space" \
+		wait_for 60 bash -c "[ \$(dmesg | grep -c 'refused: its space is size=268435456 home_policy=0, ours size=134217728') -ge 2 ]"
+	sleep 3
+	check "no peer up with another size" none_up
+	check "rmmod" rmmod ddsm
+	check "insmod with key A" ins auth_key=/tmp/key-a
+	check "every peer authenticated and up" $CTL wait --timeout 60
+fi
+# Everyone holds key A now: data crosses every pair.
+run ddsm-test-xnode 120 $TESTS/ddsm-test-xnode "$ME" "$N"
+check "nothing dropped as malformed" bash -c "$CTL status | grep -q '^msgs_dropped: 0$'"
+[ $failed -ne 0 ] && diag
+tap_exit
