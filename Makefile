@@ -26,14 +26,30 @@ PREFIX     ?= /usr/local
 MANDIR     ?= $(PREFIX)/share/man
 export BUILD_DIR KVER KDIR STAGE PREFIX
 
-.PHONY: all module userlib tools testprogs stage setup demo check kunit \
+.PHONY: all module module-selftest userlib tools testprogs stage setup demo \
+	check kunit \
 	vmtests clean distclean checkpatch soak check-debug bench bench-pmem bench-tx bench-tx-ab bench-tx-pairs install deb
 
 all: module userlib tools testprogs
 
+# The production module: what DKMS builds and users load.
 module:
 	@test -n "$(KVER)" || { echo "no kernel headers: run tools/setup-host.sh"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(SRC) modules
+
+# The self-test build (DDSM_SELFTEST=y: test-only knobs, the transport's
+# self-test, the pmem crash files; Kbuild), out of a copy of the sources:
+# one out-of-tree directory builds one configuration.  Rebuilt only when
+# a source changed.
+SELFTEST_DIR := $(BUILD_DIR)/selftest
+KSRCS = Kbuild $(shell find kernel include -type f -name '*.[ch]')
+
+module-selftest: $(SELFTEST_DIR)/ddsm.ko
+
+$(SELFTEST_DIR)/ddsm.ko: $(KSRCS)
+	@test -n "$(KVER)" || { echo "no kernel headers: run tools/setup-host.sh"; exit 1; }
+	bash tools/mirror-src.sh $(SRC) $(SELFTEST_DIR)
+	$(MAKE) -C $(KDIR) M=$(SELFTEST_DIR) DDSM_SELFTEST=y modules
 
 userlib:
 	$(MAKE) -C userlib
@@ -46,11 +62,16 @@ testprogs: userlib
 	$(MAKE) -C tests/vm
 	$(MAKE) -C tests/workloads_host
 
-# What goes into the guests' initramfs: /ddsm/{ddsm.ko,bin,lib,tests,bench}.
-stage: all
+# What goes into the guests' initramfs: /ddsm/{ddsm.ko,bin,lib,tests,bench}, the
+# self-test build as /ddsm/ddsm.ko (the tests that need its knobs load it)
+# and the production one as /ddsm/production/ddsm.ko (packaging, deploy
+# and demo load what users get).
+stage: all module-selftest
 	rm -rf $(STAGE)
-	mkdir -p $(STAGE)/ddsm/bin $(STAGE)/ddsm/lib $(STAGE)/ddsm/tests
-	cp ddsm.ko $(STAGE)/ddsm/
+	mkdir -p $(STAGE)/ddsm/bin $(STAGE)/ddsm/lib $(STAGE)/ddsm/tests \
+		$(STAGE)/ddsm/production
+	cp $(SELFTEST_DIR)/ddsm.ko $(STAGE)/ddsm/
+	cp ddsm.ko $(STAGE)/ddsm/production/
 	$(MAKE) -C userlib stage
 	$(MAKE) -C tools stage
 	$(MAKE) -C tools/workloads stage
@@ -152,6 +173,7 @@ checkpatch:
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(SRC) clean 2>/dev/null || true
+	rm -rf $(SELFTEST_DIR)
 	$(MAKE) -C userlib clean
 	$(MAKE) -C tools clean
 	$(MAKE) -C tools/workloads clean

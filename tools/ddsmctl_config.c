@@ -51,7 +51,10 @@ struct key {
 	const char *choices;
 };
 
-/* Limits are the module's (kernel/core/main.c); order is modprobe-args'. */
+/*
+ * Limits are the module's (kernel/node/params.c); order is modprobe-args'.
+ * Only what a user may set: the self-test build's test knobs are not here.
+ */
 static const struct key keys[] = {
 	{ "nodes",             K_NODES,   U_CLUSTER, 0, 0, NULL },
 	{ "node_id",           K_NODEID,  U_CLUSTER, 0, 0, NULL },
@@ -66,6 +69,7 @@ static const struct key keys[] = {
 	{ "rejoin_ms",         K_UINT,    U_LOAD,    0, 3600000, NULL },
 	{ "fault_timeout_ms",  K_UINT,    U_RUNTIME, 100, 3600000, NULL },
 	{ "grace_us",          K_UINT,    U_RUNTIME, 0, 10000, NULL },
+	{ "tx_validate_defer_us", K_UINT, U_RUNTIME, 0, 100000, NULL },
 	{ "cache_frames",      K_U64,     U_LOAD,    0, 0, NULL },
 	{ "rdma_frames",       K_UINT,    U_LOAD,    1, 512, NULL },
 	{ "migratory",         K_BOOL,    U_LOAD,    0, 0, NULL },
@@ -75,12 +79,8 @@ static const struct key keys[] = {
 	{ "pmem_format",       K_BOOL,    U_LOAD,    0, 0, NULL },
 	{ "pmem_flush_ms",     K_UINT,    U_LOAD,    1, 3600000, NULL },
 	{ "pmem_model",        K_ENUM,    U_LOAD,    0, 0, "sync strict read_enf eventual scope" },
-	{ "pmem_check",        K_BOOL,    U_LOAD,    0, 0, NULL },
 	{ "nr_backups",        K_UINT,    U_LOAD,    0, 1, NULL },
-	{ "tx_validate_delay_ms", K_UINT, U_LOAD,   0, 1000, NULL },
-	{ "tx_validate_gap_ms", K_UINT,   U_LOAD,   0, 1000, NULL },
 	{ "cluster_id",        K_U64,     U_LOAD,    0, 0, NULL },
-	{ "inject",            K_BOOL,    U_LOAD,    0, 0, NULL },
 	{ "wait_timeout",      K_SECONDS, U_TOOL,    0, 0, NULL },
 };
 #define NR_KEYS	(sizeof(keys) / sizeof(keys[0]))

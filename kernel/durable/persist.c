@@ -26,6 +26,7 @@
 #include "../node/node.h"
 #include "durable.h"
 #include "persist.h"
+#include "../selftest/selftest.h"
 #include "../pmem/store.h"
 #include "../pmem/shadow.h"
 
@@ -181,7 +182,8 @@ static int commit_batch(struct ddsm_persist *p, const u64 *units,
 
 	for (i = 0; i < k; i++)
 		data[i] = p->bounce + (size_t)i * PAGE_SIZE;
-	err = ddsm_pstore_persist(&p->ps, units, data, k, ts);
+	err = ddsm_test_pmem_fail() ? -EIO :
+	      ddsm_pstore_persist(&p->ps, units, data, k, ts);
 	if (!err && power_failed(p))
 		err = -EIO;
 	/*
@@ -435,7 +437,8 @@ int ddsm_persist_region(struct ddsm_node *n, struct ddsm_region_arg *a)
 		ret = -EBUSY;
 		goto out;
 	}
-	ret = ddsm_pstore_region_set(&p->ps, free, &r);
+	ret = ddsm_test_pmem_fail() ? -EIO :
+	      ddsm_pstore_region_set(&p->ps, free, &r);
 	if (ret) {
 		ret = -EIO;
 		goto out;

@@ -2,8 +2,9 @@
 /*
  * Inside durable/: the state of the units homed here on pmem, shared by
  * persist.c (the flusher and what waits for durability), recovery.c
- * (mount, unmount, the backup homes' media) and pmem_check.c (the
- * persist-domain checker).  Nothing outside durable/ includes it.
+ * (mount, unmount, the backup homes' media) and, in a self-test build,
+ * selftest/pmem_crash.c (the persist-domain checker) and pmem_fail.c.
+ * Nothing else outside durable/ includes it.
  *
  * Lock order: p->lock -> rx_lock, p->lock -> cl_lock.  Nothing that
  * holds a line lock or rx_lock waits for p->lock: marking a unit dirty is
@@ -75,11 +76,5 @@ void ddsm_persist_apply_models(struct ddsm_persist *p);
 long ddsm_persist_some(struct ddsm_persist *p, u64 from, u64 to, u64 max,
 		       u64 *resume, bool background, u64 first, u64 last);
 void ddsm_persist_flusher(struct work_struct *w);
-
-/* pmem_check.c */
-int ddsm_pmem_check_start(struct ddsm_persist *p);
-void ddsm_pmem_check_stop(struct ddsm_persist *p);
-void ddsm_pmem_slots_add(struct ddsm_persist *p);
-void ddsm_pmem_slots_remove(struct ddsm_persist *p);
 
 #endif /* DDSM_DURABLE_PERSIST_H */

@@ -17,6 +17,7 @@
 #include "../node/node.h"
 #include "durable.h"
 #include "persist.h"
+#include "../selftest/selftest.h"
 #include "../pmem/dax.h"
 #include "../pmem/store.h"
 #include "../lib/crc32c.h"
@@ -213,6 +214,7 @@ int ddsm_persist_mount(struct ddsm_node *n, const struct sockaddr_in *addrs)
 	load_regions(p);
 	ddsm_persist_apply_models(p);
 	ddsm_pmem_slots_add(p);
+	ddsm_pmem_fail_add(p);
 	n->persist = p;
 	ret = load_units(p);
 	if (ret) {
@@ -222,6 +224,7 @@ int ddsm_persist_mount(struct ddsm_node *n, const struct sockaddr_in *addrs)
 	return 0;
 
 err_close:
+	ddsm_pmem_fail_remove(p);
 	ddsm_pmem_slots_remove(p);
 	ddsm_pmem_check_stop(p);
 	ddsm_pmem_close(&p->dev);
@@ -251,6 +254,7 @@ void ddsm_persist_unmount(struct ddsm_node *n)
 	else
 		ddsm_pstore_unmount(&p->ps);
 	n->persist = NULL;
+	ddsm_pmem_fail_remove(p);
 	ddsm_pmem_slots_remove(p);
 	ddsm_pmem_check_stop(p);
 	ddsm_pmem_close(&p->dev);

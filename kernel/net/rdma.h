@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Private state of the RDMA transport (rdma.c) and its self-test
- * (rdma_test.c).  Nothing outside kernel/net/ includes this.
+ * Private state of the RDMA transport (rdma*.c) and its self-test
+ * (selftest/rdma.c).  Nothing else outside kernel/net/ includes this.
  *
  * One RC connection per pair of nodes: the node with the higher id
  * connects, the lower one accepts, so two nodes never race to build two.
@@ -257,7 +257,7 @@ struct rdma_tp {
 	struct page **frames;
 	u32 nr_frames;
 
-	/* Self-test state (rdma_test.c). */
+	/* Self-test state (selftest/rdma.c), NULL without it. */
 	struct rdma_test *test;
 };
 
@@ -319,13 +319,39 @@ int rdma_listen_start(struct rdma_tp *tp);
 int ddsm_rdma_page_io(struct rdma_tp *tp, u32 dst, bool write, u32 local,
 		      u32 remote, struct rdma_io *io);
 
-/* rdma_test.c */
+/*
+ * selftest/rdma.c, in the self-test build only (selftest/selftest.h);
+ * without it a node still answers a PING (any peer may test it) and
+ * drops a PONG.
+ */
 struct rdma_test;
+#ifdef DDSM_SELFTEST
 int ddsm_rdma_test_init(struct rdma_tp *tp,
 			const struct ddsm_rdma_config *cfg);
 void ddsm_rdma_test_exit(struct rdma_tp *tp);
 void ddsm_rdma_test_pong(struct rdma_tp *tp, u32 from, u64 cookie,
 			 const void *payload, u16 len, struct page *page);
 void ddsm_rdma_test_peer_down(struct rdma_tp *tp, u32 node);
+#else
+static inline int ddsm_rdma_test_init(struct rdma_tp *tp,
+				      const struct ddsm_rdma_config *cfg)
+{
+	return 0;
+}
+
+static inline void ddsm_rdma_test_exit(struct rdma_tp *tp)
+{
+}
+
+static inline void ddsm_rdma_test_pong(struct rdma_tp *tp, u32 from,
+				       u64 cookie, const void *payload,
+				       u16 len, struct page *page)
+{
+}
+
+static inline void ddsm_rdma_test_peer_down(struct rdma_tp *tp, u32 node)
+{
+}
+#endif
 
 #endif /* DDSM_NET_RDMA_H */

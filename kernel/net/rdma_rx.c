@@ -305,7 +305,7 @@ static void deliver_msg(struct rdma_tp *tp, struct rdma_rx *rx)
 			   page ? rx->byte_len - RDMA_SLOT_SIZE : 0);
 		break;
 	case RDMA_T_PING:
-		/* A unit asked for is the first pattern frame (rdma_test.c). */
+		/* A unit asked for is the first pattern frame (selftest/rdma.c). */
 		ddsm_rdma_send_raw(tp, peer->node, RDMA_T_PONG, 0,
 				   le64_to_cpu(h->cookie), h + 1, len,
 				   (h->flags & RDMA_HF_WANT_PAGE) &&

@@ -19,6 +19,7 @@
 #include "node.h"
 #include "params.h"
 #include "../tx/tx.h"
+#include "../selftest/selftest.h"
 
 #define DDSM_FS_MAGIC		0x6464736d	/* "ddsm" */
 
@@ -139,7 +140,7 @@ static int __init ddsm_init(void)
 	ret = ddsm_key_load(&n->params, l.auth_key);
 	if (ret)
 		goto err_free;
-	ddsm_debugfs = debugfs_create_dir("ddsm", NULL);
+	ddsm_debugfs = ddsm_test_debugfs_dir();
 	n->params.debugfs = ddsm_debugfs;
 
 	ret = ddsm_mapping_init(n);

@@ -199,6 +199,8 @@ static inline wait_queue_head_t *ddsm_cl_wait(struct ddsm_node *n, u64 unit)
 unsigned int ddsm_fault_timeout_ms(void);
 /* params.c: the grace_us parameter, as it is now. */
 unsigned int ddsm_grace_us(void);
+/* params.c: tx_validate_defer_us as it is now, at most 100000. */
+unsigned int ddsm_tx_validate_defer_us(void);
 
 /* access.c: the fault path. */
 vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,

@@ -10,6 +10,7 @@
 #include <linux/string.h>
 #include "node.h"
 #include "params.h"
+#include "../selftest/selftest.h"
 #include "../pmem/layout.h"
 
 static unsigned long long size = 256ULL << 20;
@@ -24,7 +25,6 @@ static unsigned int heartbeat_ms = 200;
 static unsigned int peer_timeout_ms = 3000;
 static unsigned int reconnect_ms = 1000;
 static unsigned int rdma_frames = 256;
-static bool inject;
 static unsigned long cache_frames = 65536;
 static char *auth_key = "";
 static unsigned int rejoin_ms = 30000;
@@ -32,7 +32,6 @@ static bool migratory = true;
 static bool handoff = true;
 static char *pmem = "";
 static bool pmem_format;
-static bool pmem_check;
 static char *pmem_model = "eventual";
 static unsigned int pmem_flush_ms = 100;
 static unsigned long long cluster_id;
@@ -149,16 +148,28 @@ module_param(pmem_format, bool, 0444);
 MODULE_PARM_DESC(pmem_format, "Format the pmem namespace even if it holds data (default off: only a new, zeroed one is formatted)");
 module_param(pmem_model, charp, 0444);
 MODULE_PARM_DESC(pmem_model, "Persistency model of ranges in no region: sync, strict, read_enf, eventual (default) or scope (see DDSM_IOC_REGION)");
-module_param(pmem_check, bool, 0444);
-MODULE_PARM_DESC(pmem_check, "Test only: pmem stores go to a DRAM copy and only flushed and fenced lines reach the media; debugfs ddsm/pmem_crash simulates a power failure (default off)");
 module_param(pmem_flush_ms, uint, 0444);
 MODULE_PARM_DESC(pmem_flush_ms, "A unit written at home is durable on pmem within about this long (default 100, 1..3600000)");
 module_param(cluster_id, ullong, 0444);
 MODULE_PARM_DESC(cluster_id, "Identity of the cluster a pmem namespace belongs to (default 0: derived from size, nodes, port and home_policy)");
-module_param(inject, bool, 0444);
 module_param_named(rt_delivery, ddsm_rt_delivery, bool, 0444);
 MODULE_PARM_DESC(rt_delivery, "Deliver messages from SCHED_FIFO threads (default on; off: nice -20)");
-MODULE_PARM_DESC(inject, "Test only: debugfs ddsm/inject sends malformed messages (default off)");
+
+/*
+ * A commit's Validations to other homes wait up to this long for a
+ * request of this node to the same home to ride on, the next
+ * transaction's TX_READ_MANY as a rule; then they go alone.  Each one
+ * that rides along is a message less, for the commit's lines staying
+ * locked at the home until the next request, or this long at most.
+ */
+static unsigned int tx_validate_defer_us = 1000;
+module_param(tx_validate_defer_us, uint, 0644);
+MODULE_PARM_DESC(tx_validate_defer_us, "Longest a commit's Validation to another home waits to ride on a read request to it (us, default 1000, at most 100000; 0: sent at once)");
+
+unsigned int ddsm_tx_validate_defer_us(void)
+{
+	return min(READ_ONCE(tx_validate_defer_us), 100000u);
+}
 
 /* Refused before anything is allocated: a load that cannot work. */
 int ddsm_params_check(void)
@@ -210,14 +221,14 @@ int ddsm_params_fill(struct ddsm_params *p, struct ddsm_load *l)
 	p->peer_timeout_ms = peer_timeout_ms;
 	p->reconnect_ms = reconnect_ms;
 	p->rdma_frames = rdma_frames;
-	p->inject = inject;
+	p->inject = ddsm_test_inject();
 	p->cache_frames = cache_frames;
 	p->rejoin_ms = rejoin_ms;
 	p->migratory = migratory;
 	p->handoff = handoff;
 	p->pmem_path = pmem;
 	p->pmem_format = pmem_format;
-	p->pmem_check = pmem_check;
+	p->pmem_check = ddsm_test_pmem_check();
 	ret = ddsm_pm_model_parse(pmem_model);
 	if (ret < 0) {
 		pr_err("pmem_model=%s: expected sync, strict, read_enf, eventual or scope\n",

@@ -7,22 +7,13 @@
  */
 #include <linux/delay.h>
 #include <linux/highmem.h>
-#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 #include "../node/node.h"
 #include "tx.h"
 #include "coord.h"
+#include "../selftest/selftest.h"
 #include "../proto/txpack.h"
-
-/*
- * Test only (tests/vm/txdeath.sh): hold every commit this long between
- * its last ACK and its Validations, so that a node killed mid-run almost
- * surely leaves commits locked at the survivors.
- */
-static unsigned int tx_validate_delay_ms;
-module_param(tx_validate_delay_ms, uint, 0644);
-MODULE_PARM_DESC(tx_validate_delay_ms, "Test only: pause between a commit's last ACK and its Validations (ms, default 0)");
 
 /* Tell every involved home the outcome (Validation or Abort). */
 static void tell_homes(struct ddsm_node *n, struct ddsm_tx *t, bool commit)
@@ -49,8 +40,8 @@ static void tell_homes(struct ddsm_node *n, struct ddsm_tx *t, bool commit)
 			if (owed)
 				continue;
 		}
-		if (commit && sent && ddsm_tx_gap_ms())
-			msleep(min(ddsm_tx_gap_ms(), 1000u));
+		if (commit && sent && ddsm_test_validate_gap_ms())
+			msleep(min(ddsm_test_validate_gap_ms(), 1000u));
 		ddsm_tx_send(n, t, commit ? DDSM_MSG_TX_VALIDATE :
 			     DDSM_MSG_TX_ABORT, h, t->home_unit[h], 0, NULL, 0);
 		sent = true;
@@ -190,8 +181,8 @@ int ddsm_tx_do_commit(struct ddsm_node *n, struct ddsm_tx **tp, u8 *reason)
 		ddsm_tx_doom(ts, t, DDSM_TX_TIMEOUT);
 	spin_unlock(&ts->lock);
 	if (state == DDSM_TXC_COMMITTED) {
-		if (READ_ONCE(tx_validate_delay_ms))
-			msleep(min(READ_ONCE(tx_validate_delay_ms), 1000u));
+		if (ddsm_test_validate_delay_ms())
+			msleep(min(ddsm_test_validate_delay_ms(), 1000u));
 		tell_homes(n, t, true);
 		finish(n, tp, DDSM_TX_COMMITTED);
 		goto out;

@@ -83,7 +83,6 @@ u32 ddsm_tx_drain_owed(struct ddsm_node *n, u32 home, u32 max,
 		       void (*fn)(struct ddsm_node *n,
 				  const struct ddsm_txowed *o, void *arg),
 		       void *arg);
-unsigned int ddsm_tx_gap_ms(void);
 
 /* read.c */
 /* Note that the transaction involves @unit's home; returns the home. */

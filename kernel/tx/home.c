@@ -13,6 +13,7 @@
 #include <linux/vmalloc.h>
 #include "../node/node.h"
 #include "tx.h"
+#include "../selftest/selftest.h"
 #include "../proto/txbatch.h"
 #include "../proto/txpack.h"
 
@@ -78,16 +79,6 @@ static bool in_regions(struct ddsm_node *n, const void *p)
 	return true;
 }
 
-/*
- * Test only (ddsm-test-txapi's forced race): tell no doomed transaction
- * that it is.  The tombstone left here still refuses its Intend and its
- * reads, so it learns when it next asks this home; what it read until
- * then must still be whole (read.c, confirm()).
- */
-static bool tx_squash_off;
-module_param(tx_squash_off, bool, 0644);
-MODULE_PARM_DESC(tx_squash_off, "Test only: send no SQUASH; a doomed transaction learns it when it next asks a home (default off)");
-
 static void squash(struct ddsm_node *n, u64 txid, u64 unit)
 {
 	u16 node = ddsm_txid_unpack(txid).node;
@@ -100,7 +91,7 @@ static void squash(struct ddsm_node *n, u64 txid, u64 unit)
 		.copyset = txid,
 	};
 
-	if (READ_ONCE(tx_squash_off))
+	if (ddsm_test_squash_off())
 		return;
 	if (node == n->space.node_id)
 		ddsm_tx_squash(n, txid);

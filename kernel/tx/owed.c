@@ -7,37 +7,11 @@
  * read or an Intend to that home, or when the transport goes.
  */
 #include <linux/hrtimer.h>
-#include <linux/moduleparam.h>
 #include <linux/workqueue.h>
 #include "../node/node.h"
 #include "tx.h"
 #include "coord.h"
-
-/*
- * Test only (tests/vm/txdeath.sh): pause this long after a commit's
- * first Validation to another node, so that a node killed mid-run leaves
- * commits applied at one survivor and locked at another (roll-forward).
- */
-static unsigned int tx_validate_gap_ms;
-module_param(tx_validate_gap_ms, uint, 0644);
-MODULE_PARM_DESC(tx_validate_gap_ms, "Test only: pause after a commit's first Validation to another node (ms, default 0)");
-
-/* The pause tell_homes() (commit.c) makes between two Validations. */
-unsigned int ddsm_tx_gap_ms(void)
-{
-	return READ_ONCE(tx_validate_gap_ms);
-}
-
-/*
- * A commit's Validations to other homes wait up to this long for a
- * request of this node to the same home to ride on, the next
- * transaction's TX_READ_MANY as a rule; then they go alone.  Each one
- * that rides along is a message less, for the commit's lines staying
- * locked at the home until the next request, or this long at most.
- */
-static unsigned int tx_validate_defer_us = 1000;
-module_param(tx_validate_defer_us, uint, 0644);
-MODULE_PARM_DESC(tx_validate_defer_us, "Longest a commit's Validation to another home waits to ride on a read request to it (us, default 1000, at most 100000; 0: sent at once)");
+#include "../selftest/selftest.h"
 
 /*
  * An owed Validation outlives its transaction: only its id and home are
@@ -158,9 +132,9 @@ void ddsm_tx_owed_stop(struct ddsm_node *n, bool send)
  */
 bool ddsm_tx_owe(struct ddsm_txs *ts, u32 home, u64 txid, u64 unit)
 {
-	unsigned int us = min(READ_ONCE(tx_validate_defer_us), 100000u);
+	unsigned int us = ddsm_tx_validate_defer_us();
 
-	if (!us || READ_ONCE(tx_validate_gap_ms) ||
+	if (!us || ddsm_test_validate_gap_ms() ||
 	    ts->nowed == DDSM_TX_OWED)
 		return false;
 	ts->owed[ts->nowed++] = (struct ddsm_txowed){

@@ -9,23 +9,12 @@
 #include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/jiffies.h>
-#include <linux/moduleparam.h>
 #include <linux/printk.h>
 #include "../node/node.h"
 #include "tx.h"
 #include "coord.h"
+#include "../selftest/selftest.h"
 #include "../proto/txbatch.h"
-
-/*
- * Test only (ddsm-test-txapi's forced race): READV asks for the first
- * part of a read that goes on at another home this long after its other
- * requests, so that commits land at that home after the other reads
- * were answered.  With tx_squash_off (home.c) that is the order in
- * which the code before 75be308 returned a record torn.
- */
-static unsigned int tx_readv_lag_ms;
-module_param(tx_readv_lag_ms, uint, 0644);
-MODULE_PARM_DESC(tx_readv_lag_ms, "Test only: READV asks for the first part of a read across homes this much later (ms, default 0, at most 1000)");
 
 /* Validations that ride on a TX_READ_MANY: their transactions' ids. */
 struct owed_ids {
@@ -203,7 +192,7 @@ static void send_ahead(struct ddsm_node *n, struct ddsm_tx *t,
 {
 	struct ddsm_txs *ts = n->tx;
 	u32 i, k, count = 0;
-	unsigned int lag_ms = min(READ_ONCE(tx_readv_lag_ms), 1000u);
+	unsigned int lag_ms = min(ddsm_test_readv_lag_ms(), 1000u);
 
 	for (i = 0; i < nr; i++) {
 		bool across = across_homes(n, iov[i].gaddr, iov[i].len);

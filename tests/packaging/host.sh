@@ -208,7 +208,23 @@ check "man ddsm_open (a link page) shows libddsm(3)" \
 	bash -c "LC_ALL=C MANWIDTH=80 man -M '$x/usr/share/man' 3 ddsm_open 2>/dev/null | grep -q '^LIBDDSM(3)'"
 check "libddsm(3) has all $(wc -w <<<"$funcs") functions of libddsm.h${missing:+ (missing:$missing)}" test -z "$missing"
 
-params=$(sed -n 's/^module_param\(_cb\|_named\)\?(\([a-z_]*\),.*/\2/p' "$ROOT/kernel/node/params.c" | sort -u)
+# The production module's parameters: those of the sources outside
+# kernel/selftest/ (the self-test build's knobs are not offered to users),
+# exactly what modinfo lists for the module DKMS built; the config parser
+# refuses the knobs.
+param_re='s/^module_param\(_cb\|_named\)\?(\([a-z_]*\),.*/\2/p'
+params=$(find "$ROOT/kernel" -path "$ROOT/kernel/selftest" -prune -o -name '*.c' -print0 |
+	xargs -0 sed -n "$param_re" | sort -u)
+knobs=$(sed -n "$param_re" "$ROOT"/kernel/selftest/*.c | sort -u)
+modparams=$(modinfo -F parm "$ko" 2>/dev/null | sed -n 's/^\([a-z_]*\):.*/\1/p' | sort -u)
+accepted=
+for p in $knobs; do
+	printf '%s = 0\n' "$p" >"$W/one.conf"
+	"$CTL" modprobe-args --config "$W/one.conf" >/dev/null 2>&1 && accepted+=" $p"
+done
+check "modinfo of the production ddsm.ko: the $(wc -w <<<"$params") user parameters, none of the $(wc -w <<<"$knobs") test knobs (cluster.conf refuses them${accepted:+; accepts:$accepted})" \
+	bash -c "[ -n '$params' ] && [ '$(echo $params)' = '$(echo $modparams)' ] &&
+		! modinfo -F parm '$ko' | grep -qi 'test only' && [ -z '$accepted' ]"
 dev4=$(render man4/ddsm.4)
 ex=$x/usr/share/doc/ddsm-tools/examples
 m4= mp= cf=

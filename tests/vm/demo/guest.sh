@@ -28,7 +28,7 @@ rdma link show
 if ibv_devices | grep -qw rxe0; then ok "rxe0 present"; else nok "rxe0 present"; fi
 
 step "load ddsm"
-if insmod /ddsm/ddsm.ko && [ -e /dev/ddsm ]; then
+if insmod /ddsm/production/ddsm.ko && [ -e /dev/ddsm ]; then
 	ok "insmod ddsm.ko, /dev/ddsm present"
 else
 	nok "insmod ddsm.ko, /dev/ddsm present"
@@ -76,7 +76,7 @@ if rmmod ddsm; then ok "rmmod ddsm"; else nok "rmmod ddsm"; fi
 
 if [ "$N" -gt 1 ]; then
 	step "one coherent memory over the $N nodes"
-	if insmod /ddsm/ddsm.ko node_id="$ME" nodes="$DDSM_NODE_IPS"; then
+	if insmod /ddsm/production/ddsm.ko node_id="$ME" nodes="$DDSM_NODE_IPS"; then
 		if wait_for 30 peers_up; then ok "cluster of $N: every peer up over RDMA"; else nok "cluster of $N: every peer up over RDMA"; fi
 		# Each node stores into a unit homed on the next node, reads
 		# everyone's values, then all add to one atomic counter.

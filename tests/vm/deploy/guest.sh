@@ -43,7 +43,7 @@ echo "# node$ME: modprobe-args: $args"
 check "modprobe-args: the load-time parameters, not the membership" \
 	test "$args" = "size=67108864 home_policy=interleave peer_timeout_ms=3000 fault_timeout_ms=8000"
 # shellcheck disable=SC2086 # one word per parameter, as in ddsm.service
-check "insmod ddsm.ko \$(ddsmctl modprobe-args)" insmod /ddsm/ddsm.ko $args
+check "insmod ddsm.ko \$(ddsmctl modprobe-args)" insmod /ddsm/production/ddsm.ko $args
 check "loaded as one node with size 64M" \
 	bash -c "$CTL status | grep -q '^nr nodes: 1$' && [ \$(cat /sys/module/ddsm/parameters/size) = 67108864 ]"
 

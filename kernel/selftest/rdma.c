@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Self-test and benchmark of the RDMA transport, driven through debugfs
+ * Self-test build only (selftest.h): self-test and benchmark of the RDMA
+ * transport, driven through debugfs
  * (<debugfs>/ddsm/selftest): write a command, read the result line.
  *
  *   ping NODE COUNT SIZE     round trips of SIZE-byte payloads, contents checked
@@ -30,7 +31,7 @@
 #include <linux/uaccess.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
-#include "rdma.h"
+#include "../net/rdma.h"
 
 #define TEST_PATTERN_FRAMES	16
 #define TEST_MAX_COUNT		1000000

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Test only: the persist-domain checker (pmem_check=1) and the crash
- * tests' debugfs files.  With it the store works on a DRAM copy of the
+ * Self-test build only: the persist-domain checker (pmem_check=1) and
+ * the crash tests' debugfs files.  With it the store works on a DRAM copy of the
  * namespace and only flushed and fenced lines reach the media
  * (pmem/shadow.c); ddsm/pmem_crash and ddsm/pmem_crash_arm play a power
  * failure, ddsm/pmem_slots shows every slot's timestamp.
@@ -15,8 +15,9 @@
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
 #include "../node/node.h"
-#include "durable.h"
-#include "persist.h"
+#include "../durable/durable.h"
+#include "../durable/persist.h"
+#include "selftest.h"
 #include "../pmem/shadow.h"
 
 /* debugfs ddsm/pmem_crash: write P, and each unfenced line survives with P%. */

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test-only module parameters, in the self-test build alone
+ * (DDSM_SELFTEST=y, what make check loads): they slow or change the
+ * protocol on purpose so that a test can catch a window.  The production
+ * module has none of them: the code that reads them goes through
+ * selftest.h, whose helpers are constants there.
+ */
+#include <linux/moduleparam.h>
+#include "selftest.h"
+
+/*
+ * Test only (tests/vm/txdeath.sh, tx/commit.c): hold every commit this long between
+ * its last ACK and its Validations, so that a node killed mid-run almost
+ * surely leaves commits locked at the survivors.
+ */
+static unsigned int tx_validate_delay_ms;
+module_param(tx_validate_delay_ms, uint, 0644);
+MODULE_PARM_DESC(tx_validate_delay_ms, "Test only: pause between a commit's last ACK and its Validations (ms, default 0)");
+
+/*
+ * Test only (tests/vm/txdeath.sh, tx/owed.c and commit.c): pause this long after a commit's
+ * first Validation to another node, so that a node killed mid-run leaves
+ * commits applied at one survivor and locked at another (roll-forward).
+ */
+static unsigned int tx_validate_gap_ms;
+module_param(tx_validate_gap_ms, uint, 0644);
+MODULE_PARM_DESC(tx_validate_gap_ms, "Test only: pause after a commit's first Validation to another node (ms, default 0)");
+
+/*
+ * Test only (ddsm-test-txapi's forced race, tx/readv.c): READV asks for the first
+ * part of a read that goes on at another home this long after its other
+ * requests, so that commits land at that home after the other reads
+ * were answered.  With tx_squash_off (below) that is the order in
+ * which the code before 75be308 returned a record torn.
+ */
+static unsigned int tx_readv_lag_ms;
+module_param(tx_readv_lag_ms, uint, 0644);
+MODULE_PARM_DESC(tx_readv_lag_ms, "Test only: READV asks for the first part of a read across homes this much later (ms, default 0, at most 1000)");
+
+/*
+ * Test only (ddsm-test-txapi's forced race, tx/home.c): tell no doomed transaction
+ * that it is.  The tombstone left here still refuses its Intend and its
+ * reads, so it learns when it next asks this home; what it read until
+ * then must still be whole (tx/read.c, confirm()).
+ */
+static bool tx_squash_off;
+module_param(tx_squash_off, bool, 0644);
+MODULE_PARM_DESC(tx_squash_off, "Test only: send no SQUASH; a doomed transaction learns it when it next asks a home (default off)");
+
+/*
+ * Test only (tests/vm/transport_mesh.sh): debugfs ddsm/inject sends
+ * malformed messages to a peer (selftest/rdma.c).
+ */
+static bool inject;
+module_param(inject, bool, 0444);
+MODULE_PARM_DESC(inject, "Test only: debugfs ddsm/inject sends malformed messages (default off)");
+
+/* Test only: the persist-domain checker (selftest/pmem_crash.c). */
+static bool pmem_check;
+module_param(pmem_check, bool, 0444);
+MODULE_PARM_DESC(pmem_check, "Test only: pmem stores go to a DRAM copy and only flushed and fenced lines reach the media; debugfs ddsm/pmem_crash simulates a power failure (default off)");
+
+unsigned int ddsm_test_validate_delay_ms(void)
+{
+	return READ_ONCE(tx_validate_delay_ms);
+}
+
+unsigned int ddsm_test_validate_gap_ms(void)
+{
+	return READ_ONCE(tx_validate_gap_ms);
+}
+
+unsigned int ddsm_test_readv_lag_ms(void)
+{
+	return READ_ONCE(tx_readv_lag_ms);
+}
+
+bool ddsm_test_squash_off(void)
+{
+	return READ_ONCE(tx_squash_off);
+}
+
+bool ddsm_test_inject(void)
+{
+	return inject;
+}
+
+bool ddsm_test_pmem_check(void)
+{
+	return pmem_check;
+}
