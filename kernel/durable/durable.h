@@ -41,17 +41,36 @@ struct ddsm_barrier {
 
 #define DDSM_REPLICA_BATCH	64	/* replica images persisted per call */
 
+/*
+ * The home's link to its backup: one state, changed only by
+ * replica_link_move() (replica_home.c), which refuses and logs a move
+ * not drawn here.  Under the replica's lock; the waits and the watch
+ * read it without (READ_ONCE).
+ *
+ *   LOST ---its resync's REPLICA_SYNC acknowledged---> BEHIND
+ *   BEHIND --every image sent acknowledged--> SYNCED --an answer late--> BEHIND
+ *   BEHIND, SYNCED ---images may be missing there (down, a send failed)---> LOST
+ *
+ * Only in SYNCED do the home's promises wait for the backup's ACKs; in
+ * the others they are kept on this home only.  A new build starts LOST.
+ */
+enum ddsm_replica_link {
+	DDSM_LINK_LOST,		/* the backup may miss images: resync */
+	DDSM_LINK_BEHIND,	/* it had all at a sync, ACKs since due */
+	DDSM_LINK_SYNCED,	/* it holds every image made here */
+	DDSM_LINK_NR_STATES
+};
+
 /* Backup homes (replica.c), with nr_backups = 1. */
 struct ddsm_replica {
-	spinlock_t lock;	/* in, the sync and ack state below */
+	spinlock_t lock;	/* in, link and the sync and ack state below */
 	/* Home side: images sent to the backup (seq under p->lock). */
 	u32 sent;		/* seq of the last REPLICA/REPLICA_SYNC sent */
 	u32 acked;		/* highest seq the backup acknowledged */
 	u32 sync_seq;		/* the REPLICA_SYNC a resync waits for */
 	bool sync_pending;
-	bool synced;		/* the backup holds every image made here */
-	bool was_synced;	/* ... at some point: a degradation is news */
-	bool degraded;		/* promises are home-only (waits skip) */
+	enum ddsm_replica_link link;	/* replica_link_move() only */
+	bool was_synced;	/* SYNCED at some point: a degradation is news */
 	wait_queue_head_t wait;	/* durability promises waiting for ACKs */
 	struct work_struct resync;
 	unsigned long resync_end;	/* jiffies when the last one ended */

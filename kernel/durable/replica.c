@@ -86,7 +86,7 @@ static void watch_work(struct work_struct *w)
 
 	if (READ_ONCE(r->stopping))
 		return;
-	if (!READ_ONCE(r->synced) && !READ_ONCE(r->resyncing) &&
+	if (READ_ONCE(r->link) == DDSM_LINK_LOST && !READ_ONCE(r->resyncing) &&
 	    replica_peer_up(n, replica_backup(n)) &&
 	    time_after(jiffies, READ_ONCE(r->resync_end) + DDSM_RESYNC_AGAIN))
 		queue_work(system_unbound_wq, &r->resync);
@@ -280,10 +280,9 @@ void ddsm_replica_start(struct ddsm_node *n)
 	r->sent = 0;
 	r->acked = 0;
 	r->sync_pending = false;
-	r->synced = false;
+	/* Home-only until the backup has been resynced: a new link. */
+	r->link = DDSM_LINK_LOST;
 	r->was_synced = false;
-	/* Home-only until the backup has been resynced. */
-	r->degraded = true;
 	r->pred_synced = false;
 	r->pred_synced_down = false;
 	r->took_over = false;

@@ -12,8 +12,46 @@
 #include <linux/highmem.h>
 #include <linux/slab.h>
 #include "../node/node.h"
+#include "../node/trace.h"
 #include "durable.h"
 #include "replica.h"
+
+static const char *const link_names[] = {
+	[DDSM_LINK_LOST] = "lost",
+	[DDSM_LINK_BEHIND] = "behind",
+	[DDSM_LINK_SYNCED] = "synced",
+};
+
+/* The moves durable.h draws: from each state, where it may go. */
+static const u8 link_moves[DDSM_LINK_NR_STATES] = {
+	[DDSM_LINK_LOST] = BIT(DDSM_LINK_BEHIND),
+	[DDSM_LINK_BEHIND] = BIT(DDSM_LINK_SYNCED) | BIT(DDSM_LINK_LOST),
+	[DDSM_LINK_SYNCED] = BIT(DDSM_LINK_BEHIND) | BIT(DDSM_LINK_LOST),
+};
+
+/*
+ * Under r->lock.  A move not in link_moves[] is a bug in the caller's
+ * check: refused, so promises stay home-only rather than wait on a
+ * backup that was never shown to be in sync.
+ */
+static bool replica_link_move(struct ddsm_node *n, enum ddsm_replica_link to)
+{
+	struct ddsm_replica *r = &n->replica;
+	enum ddsm_replica_link from = r->link;
+
+	if (!(link_moves[from] & BIT(to))) {
+		trace_ddsm_replica_link(replica_backup(n), link_names[from],
+					"refused");
+		pr_warn_ratelimited("backup node %u: link %s -> %s refused\n",
+				    replica_backup(n), link_names[from],
+				    link_names[to]);
+		return false;
+	}
+	trace_ddsm_replica_link(replica_backup(n), link_names[from],
+				link_names[to]);
+	WRITE_ONCE(r->link, to);
+	return true;
+}
 
 /*
  * Go on without the backup: what the home promises is durable here only
@@ -27,12 +65,14 @@ void ddsm_replica_degrade(struct ddsm_node *n, const char *why, bool lost)
 
 	spin_lock(&r->lock);
 	/* Unloading: the transport is going, nobody waits any more. */
-	first = !r->degraded && !r->stopping;
-	r->degraded = true;
+	first = r->link == DDSM_LINK_SYNCED && !r->stopping;
 	if (lost) {
-		r->synced = false;
+		if (r->link != DDSM_LINK_LOST)
+			replica_link_move(n, DDSM_LINK_LOST);
 		/* An answer to a resync begun before is no proof now. */
 		r->sync_pending = false;
+	} else if (r->link == DDSM_LINK_SYNCED) {
+		replica_link_move(n, DDSM_LINK_BEHIND);
 	}
 	spin_unlock(&r->lock);
 	wake_up_all(&r->wait);
@@ -127,7 +167,8 @@ static bool waited_enough(struct ddsm_node *n, u32 ticket)
 	struct ddsm_replica *r = &n->replica;
 
 	return replica_seq_reached(READ_ONCE(r->acked), ticket) ||
-	       READ_ONCE(r->degraded) || READ_ONCE(r->stopping) ||
+	       READ_ONCE(r->link) != DDSM_LINK_SYNCED ||
+	       READ_ONCE(r->stopping) ||
 	       !replica_peer_up(n, replica_backup(n));
 }
 
@@ -143,7 +184,8 @@ void ddsm_replica_wait(struct ddsm_node *n, u32 ticket)
 	/* A dying caller: nobody is left to be promised anything. */
 	if (left == -ERESTARTSYS)
 		return;
-	if (replica_seq_reached(READ_ONCE(r->acked), ticket) || READ_ONCE(r->degraded))
+	if (replica_seq_reached(READ_ONCE(r->acked), ticket) ||
+	    READ_ONCE(r->link) != DDSM_LINK_SYNCED)
 		return;
 	if (!replica_peer_up(n, replica_backup(n)))
 		ddsm_replica_degrade(n, "is down", true);
@@ -167,12 +209,13 @@ void ddsm_replica_acked(struct ddsm_node *n, const struct ddsm_msg *m)
 	}
 	if (r->sync_pending && replica_seq_reached(m->seq, r->sync_seq)) {
 		r->sync_pending = false;
-		r->synced = true;
+		if (r->link == DDSM_LINK_LOST)
+			replica_link_move(n, DDSM_LINK_BEHIND);
 		synced_now = true;
 	}
 	/* Caught up with everything sent while in sync: whole again. */
-	if (r->synced && r->acked == READ_ONCE(r->sent))
-		r->degraded = false;
+	if (r->link == DDSM_LINK_BEHIND && r->acked == READ_ONCE(r->sent))
+		replica_link_move(n, DDSM_LINK_SYNCED);
 	spin_unlock(&r->lock);
 	wake_up_all(&r->wait);
 	if (synced_now) {
@@ -189,7 +232,7 @@ void ddsm_replica_status(struct ddsm_node *n, struct ddsm_pmem_status *s)
 	if (!replica_enabled(n))
 		return;
 	s->flags |= DDSM_PMEM_BACKUP;
-	if (READ_ONCE(r->synced) && !READ_ONCE(r->degraded))
+	if (READ_ONCE(r->link) == DDSM_LINK_SYNCED)
 		s->flags |= DDSM_PMEM_SYNCED;
 	if (READ_ONCE(r->took_over))
 		s->flags |= DDSM_PMEM_TOOK_OVER;

@@ -123,6 +123,41 @@ struct rdma_io {
 
 struct rdma_peer;
 
+/*
+ * A connection's life: one state, changed only by rdma_conn_move()
+ * (rdma_conn.c), which refuses and logs a move not drawn here, as rtrs
+ * and nvmet-rdma do.  Under peer->lock; the CM handler peeks at DYING
+ * without it.  The core hears "up" from UP on; control messages flow
+ * from ESTABLISHED to UP (rdma_conn_live()).
+ *
+ *   CONNECTING --ESTABLISHED--> ESTABLISHED --our HELLO--> HELLO_SENT
+ *       | peer's HELLO              | peer's HELLO              | peer's HELLO
+ *       v                           v                           v
+ *   EARLY_HELLO --ESTABLISHED--> HELLO_IN ----our HELLO----> HELLOS
+ *                                   | no key          no key |  | key: our AUTH
+ *                                   +---------> UP <---------+  v
+ *                                               ^           AUTH_WAIT
+ *                                               +- AUTHED <-----+ peer's AUTH
+ *   any but DYING ---------------------------------------------> DYING
+ *
+ * The peer's HELLO may beat ESTABLISHED here (the acceptor hears it
+ * before the CM's RTU); our HELLO leaves once the frames are registered,
+ * after ESTABLISHED; without a key nothing waits for it.
+ */
+enum rdma_conn_state {
+	RDMA_CONN_CONNECTING,	/* rdma_cm's handshake */
+	RDMA_CONN_EARLY_HELLO,	/* the peer's HELLO came first */
+	RDMA_CONN_ESTABLISHED,	/* control messages flow, frames registering */
+	RDMA_CONN_HELLO_SENT,	/* ours out, the peer's awaited */
+	RDMA_CONN_HELLO_IN,	/* the peer's in, ours not out yet */
+	RDMA_CONN_HELLOS,	/* both: with a key, our AUTH to send */
+	RDMA_CONN_AUTH_WAIT,	/* our AUTH out, the peer's awaited */
+	RDMA_CONN_AUTHED,	/* the peer proved the key: up follows */
+	RDMA_CONN_UP,		/* the core's "up" queued (deliver_up()) */
+	RDMA_CONN_DYING,	/* failed: released in the background */
+	RDMA_CONN_NR_STATES
+};
+
 /* First member of every cm_id context, so the CM handler can tell them apart. */
 enum rdma_ctx_kind {
 	RDMA_KIND_LISTEN = 1,
@@ -162,28 +197,46 @@ struct rdma_conn {
 	unsigned long probe_posted;	/* jiffies */
 
 	/*
-	 * Under tp->evq_lock: messages that arrived before the core was
-	 * told "up" wait here, so an incarnation's cleanup always runs
-	 * before its successor's first message.
+	 * Under tp->evq_lock, the delivery thread's own: messages that
+	 * arrived before the core was told "up" wait here, so an
+	 * incarnation's cleanup always runs before its successor's first
+	 * message.  @announced: the core heard "up" (deliver_up()), even if
+	 * the connection was dying by then, so it must hear "down".
 	 */
 	struct list_head parked;
 	bool announced;
-	bool established;
-	bool dying;
+	enum rdma_conn_state state;	/* rdma_conn_move() only */
 	/*
-	 * Authentication (auth.h), under peer->lock: our HELLO's nonce, the
-	 * peer's, and whether its AUTH proved the key.  Until then the core
-	 * is not told "up", so nothing from the peer reaches it.
+	 * Authentication (auth.h), under peer->lock: our HELLO's nonce and
+	 * the peer's (valid from its HELLO on, rdma_conn_hello_in()).
 	 */
 	u8 nonce[RDMA_NONCE_SIZE];
 	u8 peer_nonce[RDMA_NONCE_SIZE];
-	bool have_peer_nonce;
-	bool hello_sent;
-	bool auth_sent;
-	bool authed;
-	bool up_queued;			/* rdma_maybe_up() */
 	unsigned long established_at;	/* jiffies */
 };
+
+/* Established and not failed: control messages may flow. */
+static inline bool rdma_conn_live(const struct rdma_conn *conn)
+{
+	return conn->state >= RDMA_CONN_ESTABLISHED &&
+	       conn->state <= RDMA_CONN_UP;
+}
+
+/* The peer's HELLO (its rkey, frames and nonce) arrived on @conn. */
+static inline bool rdma_conn_hello_in(const struct rdma_conn *conn)
+{
+	switch (conn->state) {
+	case RDMA_CONN_EARLY_HELLO:
+	case RDMA_CONN_HELLO_IN:
+	case RDMA_CONN_HELLOS:
+	case RDMA_CONN_AUTH_WAIT:
+	case RDMA_CONN_AUTHED:
+	case RDMA_CONN_UP:
+		return true;
+	default:
+		return false;
+	}
+}
 
 struct rdma_tp;
 
@@ -198,7 +251,7 @@ struct rdma_peer {
 	struct rdma_conn *conn;		/* the live connection, if any */
 	struct list_head txq;
 	struct list_head ios;		/* page transfers in flight */
-	bool remote_ready;		/* HELLO received */
+	/* From conn's HELLO, valid while rdma_conn_hello_in(conn). */
 	u32 remote_rkey;
 	u64 remote_iova;
 	u32 remote_frames;
@@ -298,6 +351,8 @@ void rdma_connect_work(struct work_struct *work);
 void rdma_probe_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /* rdma_conn.c */
+/* The only way @conn's state changes; false (and a log) if not allowed. */
+bool rdma_conn_move(struct rdma_conn *conn, enum rdma_conn_state to);
 void rdma_conn_fail(struct rdma_conn *conn, enum ddsm_peer_state state,
 		    const char *why);
 void rdma_set_state(struct rdma_peer *peer, enum ddsm_peer_state state);

@@ -159,7 +159,7 @@ static int cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	trace_ddsm_net_cm(peer->node, rdma_event_msg(ev->event), ev->status);
 
 	/* A connection already failing gets no further setup. */
-	if (READ_ONCE(conn->dying) &&
+	if (READ_ONCE(conn->state) == RDMA_CONN_DYING &&
 	    (ev->event == RDMA_CM_EVENT_ADDR_RESOLVED ||
 	     ev->event == RDMA_CM_EVENT_ROUTE_RESOLVED ||
 	     ev->event == RDMA_CM_EVENT_ESTABLISHED))

@@ -35,6 +35,60 @@ void rdma_set_state(struct rdma_peer *peer, enum ddsm_peer_state state)
 	peer->state = state;
 }
 
+static const char *const conn_state_names[] = {
+	[RDMA_CONN_CONNECTING] = "connecting",
+	[RDMA_CONN_EARLY_HELLO] = "early_hello",
+	[RDMA_CONN_ESTABLISHED] = "established",
+	[RDMA_CONN_HELLO_SENT] = "hello_sent",
+	[RDMA_CONN_HELLO_IN] = "hello_in",
+	[RDMA_CONN_HELLOS] = "hellos",
+	[RDMA_CONN_AUTH_WAIT] = "auth_wait",
+	[RDMA_CONN_AUTHED] = "authed",
+	[RDMA_CONN_UP] = "up",
+	[RDMA_CONN_DYING] = "dying",
+};
+
+#define TO(s)	BIT(RDMA_CONN_##s)
+/* The moves rdma.h draws: from each state, where it may go. */
+static const u16 conn_moves[RDMA_CONN_NR_STATES] = {
+	[RDMA_CONN_CONNECTING] = TO(EARLY_HELLO) | TO(ESTABLISHED) | TO(DYING),
+	[RDMA_CONN_EARLY_HELLO] = TO(HELLO_IN) | TO(DYING),
+	[RDMA_CONN_ESTABLISHED] = TO(HELLO_SENT) | TO(HELLO_IN) | TO(DYING),
+	[RDMA_CONN_HELLO_SENT] = TO(HELLOS) | TO(DYING),
+	[RDMA_CONN_HELLO_IN] = TO(HELLOS) | TO(UP) | TO(DYING),
+	[RDMA_CONN_HELLOS] = TO(AUTH_WAIT) | TO(UP) | TO(DYING),
+	[RDMA_CONN_AUTH_WAIT] = TO(AUTHED) | TO(DYING),
+	[RDMA_CONN_AUTHED] = TO(UP) | TO(DYING),
+	[RDMA_CONN_UP] = TO(DYING),
+	[RDMA_CONN_DYING] = 0,
+};
+
+#undef TO
+
+/*
+ * With peer->lock held.  A move not in conn_moves[] is a bug in the
+ * caller's check: refused, so the connection stays where it was and
+ * fails its setup timeouts rather than run half set up.
+ */
+bool rdma_conn_move(struct rdma_conn *conn, enum rdma_conn_state to)
+{
+	enum rdma_conn_state from = conn->state;
+
+	if (!(conn_moves[from] & BIT(to))) {
+		trace_ddsm_conn_state(conn->peer->node, conn_state_names[from],
+				      "refused");
+		pr_warn_ratelimited("node %u: connection state %s -> %s refused\n",
+				    conn->peer->node, conn_state_names[from],
+				    conn_state_names[to]);
+		return false;
+	}
+	trace_ddsm_conn_state(conn->peer->node, conn_state_names[from],
+			      conn_state_names[to]);
+	/* The CM handler reads it without the lock. */
+	WRITE_ONCE(conn->state, to);
+	return true;
+}
+
 static void reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rdma_conn *conn = container_of(wc->wr_cqe, struct rdma_conn,
@@ -56,7 +110,11 @@ static void reg_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->status == IB_WC_SUCCESS) {
 		rdma_send_on(conn, RDMA_T_HELLO, &hello, sizeof(hello));
 		spin_lock_bh(&peer->lock);
-		conn->hello_sent = true;
+		/* Up already (no key) or failed: nothing waits for ours. */
+		if (conn->state == RDMA_CONN_ESTABLISHED)
+			rdma_conn_move(conn, RDMA_CONN_HELLO_SENT);
+		else if (conn->state == RDMA_CONN_HELLO_IN)
+			rdma_conn_move(conn, RDMA_CONN_HELLOS);
 		spin_unlock_bh(&peer->lock);
 		rdma_auth_answer(conn);
 		return;
@@ -309,15 +367,15 @@ void rdma_conn_fail(struct rdma_conn *conn, enum ddsm_peer_state state,
 {
 	struct rdma_peer *peer = conn->peer;
 	struct rdma_tp *tp = peer->tp;
+	bool was_live = rdma_conn_live(conn);
 
-	if (conn->dying)
+	if (conn->state == RDMA_CONN_DYING)
 		return;
-	conn->dying = true;
+	rdma_conn_move(conn, RDMA_CONN_DYING);
 	if (peer->conn == conn) {
 		peer->conn = NULL;
-		peer->remote_ready = false;
 		peer->suspect_since = 0;
-		if (conn->established && state != DDSM_PEER_DEAD)
+		if (was_live && state != DDSM_PEER_DEAD)
 			pr_info("node %u (%s) down: %s\n", peer->node,
 				peer->addr_str, why);
 		rdma_set_state(peer, state);
@@ -340,14 +398,17 @@ void rdma_maybe_up(struct rdma_conn *conn)
 {
 	struct rdma_peer *peer = conn->peer;
 	struct rdma_tp *tp = peer->tp;
+	bool ready;
 
-	if (peer->conn != conn || conn->dying || !conn->established ||
-	    !peer->remote_ready || conn->up_queued)
+	if (peer->conn != conn)
 		return;
-	if (ddsm_auth_on(&tp->auth) && !conn->authed)
-		return;
-	conn->up_queued = true;
-	queue_work(tp->wq, &conn->up_work);
+	if (ddsm_auth_on(&tp->auth))
+		ready = conn->state == RDMA_CONN_AUTHED;
+	else
+		ready = conn->state == RDMA_CONN_HELLO_IN ||
+			conn->state == RDMA_CONN_HELLOS;
+	if (ready && rdma_conn_move(conn, RDMA_CONN_UP))
+		queue_work(tp->wq, &conn->up_work);
 }
 
 struct rdma_conn *rdma_conn_alloc(struct rdma_peer *peer)
@@ -375,11 +436,12 @@ void rdma_conn_established(struct rdma_conn *conn)
 	int ret;
 
 	spin_lock_bh(&peer->lock);
-	if (conn->dying || peer->conn != conn) {
+	if (conn->state == RDMA_CONN_DYING || peer->conn != conn ||
+	    !rdma_conn_move(conn, conn->state == RDMA_CONN_EARLY_HELLO ?
+				  RDMA_CONN_HELLO_IN : RDMA_CONN_ESTABLISHED)) {
 		spin_unlock_bh(&peer->lock);
 		return;
 	}
-	conn->established = true;
 	conn->established_at = jiffies;
 	conn->credits = RDMA_RX_DEPTH;
 	conn->credits_owed = 0;

@@ -50,8 +50,8 @@ int ddsm_rdma_page_io(struct rdma_tp *tp, u32 dst, bool write, u32 local,
 	peer = &tp->peers[dst];
 	spin_lock_bh(&peer->lock);
 	conn = peer->conn;
-	if (peer->state != DDSM_PEER_UP || !conn || !conn->established ||
-	    conn->dying || !peer->remote_ready) {
+	if (peer->state != DDSM_PEER_UP || !conn || !rdma_conn_live(conn) ||
+	    !rdma_conn_hello_in(conn)) {
 		ret = -ENOTCONN;
 		goto out;
 	}

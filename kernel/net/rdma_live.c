@@ -27,7 +27,8 @@ static void post_probe(struct rdma_peer *peer, struct rdma_conn *conn)
 	const struct ib_send_wr *bad;
 	struct ib_sge sge;
 
-	if (!peer->remote_ready || conn->probe_inflight || !conn->probe_buf)
+	if (!rdma_conn_hello_in(conn) || conn->probe_inflight ||
+	    !conn->probe_buf)
 		return;
 	sge.addr = conn->probe_dma;
 	sge.length = RDMA_PROBE_BYTES;
@@ -102,7 +103,7 @@ static void watch_peer(struct rdma_peer *peer, struct rdma_conn *conn)
 	unsigned long timeout = msecs_to_jiffies(peer->tp->peer_timeout_ms);
 	unsigned long now = jiffies;
 
-	if (!peer->remote_ready) {
+	if (!rdma_conn_hello_in(conn)) {
 		/* Still being set up: not up for the core, so not dead. */
 		if (time_after(now, conn->established_at +
 			       msecs_to_jiffies(max(RDMA_HELLO_WAIT_MS,
@@ -163,13 +164,13 @@ void rdma_tick(struct timer_list *t)
 			continue;
 		spin_lock_bh(&peer->lock);
 		conn = peer->conn;
-		if (conn && conn->established && !conn->dying &&
-		    ddsm_auth_on(&tp->auth) && !conn->authed &&
+		if (conn && rdma_conn_live(conn) && ddsm_auth_on(&tp->auth) &&
+		    conn->state < RDMA_CONN_AUTHED &&
 		    time_after(jiffies, conn->established_at +
 			       msecs_to_jiffies(tp->peer_timeout_ms))) {
 			/* A peer that never proves the key is not kept. */
 			rdma_auth_refuse(peer, conn, "no valid AUTH in time");
-		} else if (conn && conn->established && !conn->dying) {
+		} else if (conn && rdma_conn_live(conn)) {
 			watch_peer(peer, conn);
 			/* A heartbeat, if nothing went out for an interval. */
 			if (peer->conn == conn)

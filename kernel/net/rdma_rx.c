@@ -50,7 +50,7 @@ static void repost(struct rdma_conn *conn, struct rdma_rx *rx)
 	struct rdma_peer *peer = conn->peer;
 
 	spin_lock_bh(&peer->lock);
-	if (!conn->dying) {
+	if (conn->state != RDMA_CONN_DYING) {
 		if (rdma_post_recv(conn, rx)) {
 			rdma_conn_fail(conn, DDSM_PEER_DOWN,
 				       "cannot post a receive");
@@ -97,12 +97,30 @@ static bool same_space(struct rdma_peer *peer, struct rdma_conn *conn,
 	return false;
 }
 
+/* The peer's HELLO: the next state (a HELLO again changes none). */
+static void hello_in(struct rdma_conn *conn)
+{
+	switch (conn->state) {
+	case RDMA_CONN_CONNECTING:
+		rdma_conn_move(conn, RDMA_CONN_EARLY_HELLO);
+		break;
+	case RDMA_CONN_ESTABLISHED:
+		rdma_conn_move(conn, RDMA_CONN_HELLO_IN);
+		break;
+	case RDMA_CONN_HELLO_SENT:
+		rdma_conn_move(conn, RDMA_CONN_HELLOS);
+		break;
+	default:
+		break;
+	}
+}
+
 static void handle_hello(struct rdma_peer *peer, struct rdma_conn *conn,
 			 const void *p, u16 len)
 {
 	const struct rdma_hello *h = p;
 	struct rdma_tp *tp = peer->tp;
-	bool ours = ddsm_auth_on(&tp->auth), theirs;
+	bool ours = ddsm_auth_on(&tp->auth), theirs, live;
 
 	if (ddsm_wire_hello_check(p, len, peer->node, RDMA_MAX_FRAMES)) {
 		atomic64_inc(&peer->drops);
@@ -110,21 +128,21 @@ static void handle_hello(struct rdma_peer *peer, struct rdma_conn *conn,
 	}
 	theirs = le32_to_cpu(h->flags) & RDMA_HELLO_AUTH;
 	spin_lock_bh(&peer->lock);
-	if (peer->conn == conn && !conn->dying && !same_space(peer, conn, h)) {
+	live = peer->conn == conn && conn->state != RDMA_CONN_DYING;
+	if (live && !same_space(peer, conn, h)) {
 		spin_unlock_bh(&peer->lock);
 		return;
 	}
-	if (peer->conn == conn && !conn->dying && theirs != ours) {
+	if (live && theirs != ours) {
 		rdma_auth_refuse(peer, conn, ours ?
 				 "it has no cluster key (auth_key)" :
 				 "it has a cluster key and this node has none");
-	} else if (peer->conn == conn && !conn->dying) {
+	} else if (live) {
 		peer->remote_rkey = le32_to_cpu(h->rkey);
 		peer->remote_iova = le64_to_cpu(h->iova);
 		peer->remote_frames = le32_to_cpu(h->nr_frames);
-		peer->remote_ready = true;
 		memcpy(conn->peer_nonce, h->nonce, sizeof(conn->peer_nonce));
-		conn->have_peer_nonce = true;
+		hello_in(conn);
 		rdma_maybe_up(conn);
 	}
 	spin_unlock_bh(&peer->lock);
@@ -148,9 +166,8 @@ void rdma_auth_answer(struct rdma_conn *conn)
 	if (!ddsm_auth_on(&tp->auth))
 		return;
 	spin_lock_bh(&peer->lock);
-	if (peer->conn == conn && !conn->dying && conn->hello_sent &&
-	    conn->have_peer_nonce && !conn->auth_sent) {
-		conn->auth_sent = true;
+	if (peer->conn == conn && conn->state == RDMA_CONN_HELLOS) {
+		rdma_conn_move(conn, RDMA_CONN_AUTH_WAIT);
 		memcpy(nonce, conn->peer_nonce, sizeof(nonce));
 		go = true;
 	}
@@ -169,19 +186,24 @@ static void handle_auth(struct rdma_peer *peer, struct rdma_conn *conn,
 	struct rdma_tp *tp = peer->tp;
 
 	spin_lock_bh(&peer->lock);
-	if (peer->conn != conn || conn->dying) {
+	if (peer->conn != conn || conn->state == RDMA_CONN_DYING) {
 		spin_unlock_bh(&peer->lock);
 		return;
 	}
+	/*
+	 * Only after both HELLOs and our AUTH: the peer cannot sign our
+	 * nonce before our HELLO, and this CQ handles its AUTH only after
+	 * reg_done() or handle_hello() moved us on from there.
+	 */
 	if (!ddsm_auth_on(&tp->auth) || len != sizeof(*a) ||
-	    !conn->have_peer_nonce || conn->authed) {
+	    conn->state != RDMA_CONN_AUTH_WAIT) {
 		rdma_auth_refuse(peer, conn, "an AUTH out of place");
 	} else if (!ddsm_auth_verify(&tp->auth, peer->node, tp->t.self,
 				     conn->nonce, conn->peer_nonce, a->mac)) {
 		rdma_auth_refuse(peer, conn,
 				 "authentication failed (its AUTH does not verify: another key)");
 	} else {
-		conn->authed = true;
+		rdma_conn_move(conn, RDMA_CONN_AUTHED);
 		pr_info("node %u (%s) authenticated\n", peer->node,
 			peer->addr_str);
 		rdma_maybe_up(conn);
@@ -251,7 +273,7 @@ static void recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	spin_lock_bh(&peer->lock);
 	/* An old connection's credits and news never apply to a new one. */
-	if (peer->conn == conn && !conn->dying) {
+	if (peer->conn == conn && conn->state != RDMA_CONN_DYING) {
 		if (peer->suspect_since)
 			pr_info("node %u (%s) heard again after %u ms: not dead\n",
 				peer->node, peer->addr_str,
@@ -329,7 +351,7 @@ static void deliver_up(struct rdma_tp *tp, struct rdma_conn *conn)
 	bool live;
 
 	spin_lock_bh(&peer->lock);
-	live = peer->conn == conn && !conn->dying;
+	live = peer->conn == conn && conn->state != RDMA_CONN_DYING;
 	if (live)
 		rdma_set_state(peer, DDSM_PEER_UP);
 	spin_unlock_bh(&peer->lock);

@@ -200,7 +200,7 @@ void rdma_kick_tx(struct rdma_peer *peer)
 	struct ib_send_wr *first, *last;
 	struct rdma_txq_item *it, *tmp;
 
-	if (!conn || !conn->established || conn->dying)
+	if (!conn || !rdma_conn_live(conn))
 		return;
 	first = make_ctrl(peer, conn);
 	last = first;
@@ -241,7 +241,7 @@ int rdma_queue_locked(struct rdma_peer *peer, struct rdma_txq_item *it)
 {
 	struct rdma_conn *conn = peer->conn;
 
-	if (!conn || conn->dying || !conn->established)
+	if (!conn || !rdma_conn_live(conn))
 		return -ENOTCONN;
 	/* Protocol messages wait until the core has been told "up". */
 	if (it->type == RDMA_T_MSG && peer->state != DDSM_PEER_UP)

@@ -50,22 +50,31 @@ TRACE_EVENT(ddsm_net_drop,
 		      __entry->bytes)
 	    );
 
-TRACE_EVENT(ddsm_peer_state,
-	    TP_PROTO(u32 node, const char *from, const char *to),
-	    TP_ARGS(node, from, to),
-	    TP_STRUCT__entry(
-			     __field(u32, node)
-			     __string(from, from)
-			     __string(to, to)
-			     ),
-	    TP_fast_assign(
-			   __entry->node = node;
-			   __assign_str(from, from);
-			   __assign_str(to, to);
-			   ),
-	    TP_printk("node=%u %s -> %s", __entry->node, __get_str(from),
-		      __get_str(to))
-	    );
+/* A peer's state (rdma_set_state()), a connection's (rdma_conn_move()). */
+DECLARE_EVENT_CLASS(ddsm_state_class,
+		    TP_PROTO(u32 node, const char *from, const char *to),
+		    TP_ARGS(node, from, to),
+		    TP_STRUCT__entry(
+				     __field(u32, node)
+				     __string(from, from)
+				     __string(to, to)
+				     ),
+		    TP_fast_assign(
+				   __entry->node = node;
+				   __assign_str(from, from);
+				   __assign_str(to, to);
+				   ),
+		    TP_printk("node=%u %s -> %s", __entry->node,
+			      __get_str(from), __get_str(to))
+		    );
+
+DEFINE_EVENT(ddsm_state_class, ddsm_peer_state,
+	     TP_PROTO(u32 node, const char *from, const char *to),
+	     TP_ARGS(node, from, to));
+/* A move rdma_conn_move() refused shows as "-> refused". */
+DEFINE_EVENT(ddsm_state_class, ddsm_conn_state,
+	     TP_PROTO(u32 node, const char *from, const char *to),
+	     TP_ARGS(node, from, to));
 
 TRACE_EVENT(ddsm_net_cm,
 	    TP_PROTO(u32 node, const char *event, int status),

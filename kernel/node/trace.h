@@ -168,6 +168,20 @@ TRACE_EVENT(ddsm_takeover,
 		      __entry->waiting)
 	    );
 
+/* Every move of the link to the backup (replica_home.c); "refused". */
+TRACE_EVENT(ddsm_replica_link,
+	    TP_PROTO(u32 backup, const char *from, const char *to),
+	    TP_ARGS(backup, from, to),
+	    TP_STRUCT__entry(__field(u32, backup)
+			     __string(from, from)
+			     __string(to, to)),
+	    TP_fast_assign(__entry->backup = backup;
+			   __assign_str(from, from);
+			   __assign_str(to, to);),
+	    TP_printk("backup=%u %s -> %s", __entry->backup, __get_str(from),
+		      __get_str(to))
+	    );
+
 #endif /* DDSM_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH
