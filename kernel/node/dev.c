@@ -218,6 +218,8 @@ static long ioctl_tx(struct file *file, unsigned int cmd, void __user *uarg)
 		ret = 0;
 	} else if (cmd == DDSM_IOC_TX_REGION) {
 		ret = ddsm_tx_region_add(n, &u.r);
+	} else if (cmd == DDSM_IOC_TX_OUTCOME) {
+		ret = ddsm_tx_outcome(n, &u.a);
 	} else {
 		mutex_lock(&f->tx_lock);
 		u.a.reason = 0;
@@ -229,7 +231,10 @@ static long ioctl_tx(struct file *file, unsigned int cmd, void __user *uarg)
 	    copy_to_user(u64_to_user_ptr(u.a.buf), buf, u.a.len))
 		ret = -EFAULT;
 	kfree(buf);
-	if ((!ret || ret == -ECANCELED) && (_IOC_DIR(cmd) & _IOC_READ) &&
+	/* An undecided COMMIT's id too: DDSM_IOC_TX_OUTCOME asks for it. */
+	if ((!ret || ret == -ECANCELED ||
+	     (ret == -ETIMEDOUT && cmd == DDSM_IOC_TX_COMMIT)) &&
+	    (_IOC_DIR(cmd) & _IOC_READ) &&
 	    copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
 		ret = -EFAULT;
 	return ret;
@@ -308,6 +313,7 @@ static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case DDSM_IOC_TX_COMMIT:
 	case DDSM_IOC_TX_ABORT:
 	case DDSM_IOC_TX_STATUS:
+	case DDSM_IOC_TX_OUTCOME:
 		return ioctl_tx(file, cmd, uarg);
 	case DDSM_IOC_TX_READV:
 		return ioctl_tx_readv(file, uarg);

@@ -159,6 +159,7 @@ static void peer_up(struct ddsm_node *n, u32 node)
 	ddsm_rejoin_up(n, node);
 	mutex_unlock(&n->rx_lock);
 	ddsm_tx_home_peer_up(n, node);
+	ddsm_tx_coord_peer_up(n, node);
 	ddsm_replica_peer(n, node, true);
 	wake_up_all(&n->peer_wait);
 }
