@@ -532,15 +532,11 @@ static void serve_read_many(struct ddsm_node *n, const struct ddsm_msg *m,
 	 * the sender's own transactions (a standalone TX_VALIDATE is checked
 	 * so by msg.c), or any peer could release another's lock.
 	 */
-	for (i = 0, used = 0; nval > 0 && i < nval; i++) {
-		if (ddsm_txid_unpack(val[i]).node == m->src) {
-			val[used++] = val[i];
-			continue;
-		}
-		atomic64_inc(&n->tx->validations_refused);
-		pr_warn_ratelimited("ddsm: node %u sent a Validation of node %u's tx %#llx: refused\n",
-				    m->src, ddsm_txid_unpack(val[i]).node,
-				    val[i]);
+	used = nval > 0 ? ddsm_txb_own_vals(val, nval, m->src) : 0;
+	if (nval > 0 && used < nval) {
+		atomic64_add(nval - used, &n->tx->validations_refused);
+		pr_warn_ratelimited("ddsm: node %u sent %u Validations of other coordinators' transactions: refused\n",
+				    m->src, nval - used);
 	}
 	if (used)
 		ddsm_tx_home_validate_many(n, val, used);

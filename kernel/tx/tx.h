@@ -193,6 +193,10 @@ bool ddsm_tx_region_overlaps(struct ddsm_node *n, u64 gaddr, u64 len);
 bool ddsm_tx_region_holds(struct ddsm_node *n, u64 gaddr, u64 len);
 int ddsm_tx_region_add(struct ddsm_node *n,
 		       const struct ddsm_tx_region_arg *a);
+struct vm_area_struct;
+/* mmap: refused (EACCES) over a region, else the VMA is set up. */
+int ddsm_tx_region_mmap(struct ddsm_node *n, struct vm_area_struct *vma,
+			u64 off, u64 len);
 
 /* home.c: a home's side.  Each returns the answer's errno (0: ACK). */
 /*
