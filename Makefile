@@ -115,12 +115,12 @@ check: setup
 
 # The load test for 30 minutes, a busy loop beside the traffic on every
 # guest, then coherence, evict, litmus, txbench and fuzz with more work than
-# make check gives them, and the model checker's full set (about 20
-# minutes more on the 2-core host).
+# make check gives them, the model checker's full set (about 20 minutes
+# more on the 2-core host), and startup with 20 load cycles per cluster.
 soak: setup
 	$(MAKE) stage
-	DDSM_TESTS="load coherence evict litmus txbench fuzz model" LOAD_NODES=$${LOAD_NODES:-4} \
-		MODEL_CHECK=check-full \
+	DDSM_TESTS="load coherence evict litmus txbench fuzz model startup" LOAD_NODES=$${LOAD_NODES:-4} \
+		MODEL_CHECK=check-full STARTUP_CYCLES=$${STARTUP_CYCLES:-20} \
 		LOAD_SECONDS=$${LOAD_SECONDS:-1800} LOAD_HOG=$${LOAD_HOG:-1} \
 		COUNTER_ROUNDS=$${COUNTER_ROUNDS:-10000} \
 		EVICT_UNITS=$${EVICT_UNITS:-4096} \

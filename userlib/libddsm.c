@@ -378,9 +378,34 @@ int ddsm_tx_write(struct ddsm *d, uint64_t gaddr, const void *buf,
 	return tx_call(d, DDSM_IOC_TX_WRITE, gaddr, buf, len, reason);
 }
 
+/*
+ * A COMMIT whose homes did not all answer in time (ETIMEDOUT) is decided
+ * by its homes (docs/transactions.md, "The commit rule"): ask its node
+ * for the outcome a while, so that callers see 0 or ECANCELED as for
+ * any commit, and ETIMEDOUT only when it is still not known.
+ */
+#define TX_OUTCOME_POLLS	600	/* 100 ms apart: one minute */
+
 int ddsm_tx_commit(struct ddsm *d, uint32_t *reason)
 {
-	return tx_call(d, DDSM_IOC_TX_COMMIT, 0, NULL, 0, reason);
+	struct ddsm_tx_arg a = { 0 };
+	int ret, i;
+
+	ret = ioctl(d->fd, DDSM_IOC_TX_COMMIT, &a);
+	if (ret == 0 || errno != ETIMEDOUT || !a.txid)
+		return tx_result(ret, a.reason, reason);
+	for (i = 0; i < TX_OUTCOME_POLLS; i++) {
+		struct ddsm_tx_arg q = { .txid = a.txid };
+
+		ret = ioctl(d->fd, DDSM_IOC_TX_OUTCOME, &q);
+		if (ret == 0 || errno == ECANCELED)
+			return tx_result(ret, q.reason, reason);
+		if (errno != EINPROGRESS)
+			break;
+		usleep(100000);
+	}
+	errno = ETIMEDOUT;
+	return tx_result(-1, DDSM_TX_TIMEOUT, reason);
 }
 
 int ddsm_tx_abort(struct ddsm *d)

@@ -9,6 +9,7 @@
  */
 #include <linux/mm.h>
 #include <linux/pfn_t.h>
+#include <linux/slab.h>
 #include "mm.h"
 #include "../node/node.h"
 
@@ -20,26 +21,84 @@ static vm_fault_t ddsm_vm_fault(struct vm_fault *vmf)
 			   !!(vmf->flags & FAULT_FLAG_WRITE), false);
 }
 
+/*
+ * An upgrade that waited without mmap_lock returns VM_FAULT_RETRY with
+ * VM_FAULT_NOPAGE: wp_pfn_shared() then hands it back as it is (the PTE
+ * lock is already dropped) instead of finishing the write fault, and the
+ * retried fault finds the unit writable.
+ */
 static vm_fault_t ddsm_vm_pfn_mkwrite(struct vm_fault *vmf)
 {
 	struct ddsm_node *n = vmf->vma->vm_private_data;
+	vm_fault_t ret = ddsm_access(n, vmf, vmf->pgoff, true, true);
 
-	return ddsm_access(n, vmf, vmf->pgoff, true, true);
+	return ret & VM_FAULT_RETRY ? ret | VM_FAULT_NOPAGE : ret;
+}
+
+struct ddsm_vma_rec {
+	struct list_head node;
+	const struct vm_area_struct *vma;
+	u64 off, len;
+};
+
+void ddsm_vmas_init(struct ddsm_vmas *v)
+{
+	spin_lock_init(&v->lock);
+	INIT_LIST_HEAD(&v->list);
+	v->lost = 0;
+}
+
+bool ddsm_mm_mapped(struct ddsm_node *n, u64 gaddr, u64 len)
+{
+	struct ddsm_vmas *v = &n->vmas;
+	struct ddsm_vma_rec *r;
+	bool hit;
+
+	spin_lock(&v->lock);
+	hit = v->lost;		/* one not recorded: it may be anywhere */
+	list_for_each_entry(r, &v->list, node)
+		if (!hit && gaddr < r->off + r->len && r->off < gaddr + len)
+			hit = true;
+	spin_unlock(&v->lock);
+	return hit;
 }
 
 /* Called for the first mapping and for every copy (fork, split). */
 static void ddsm_vm_open(struct vm_area_struct *vma)
 {
 	struct ddsm_node *n = vma->vm_private_data;
+	struct ddsm_vma_rec *r = kmalloc(sizeof(*r), GFP_KERNEL);
 
 	atomic64_inc(&n->stats.mappings);
+	spin_lock(&n->vmas.lock);
+	if (r) {
+		r->vma = vma;
+		r->off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+		r->len = vma->vm_end - vma->vm_start;
+		list_add(&r->node, &n->vmas.list);
+	} else {
+		n->vmas.lost++;
+	}
+	spin_unlock(&n->vmas.lock);
 }
 
 static void ddsm_vm_close(struct vm_area_struct *vma)
 {
 	struct ddsm_node *n = vma->vm_private_data;
+	struct ddsm_vma_rec *r, *found = NULL;
 
 	atomic64_dec(&n->stats.mappings);
+	spin_lock(&n->vmas.lock);
+	list_for_each_entry(r, &n->vmas.list, node)
+		if (r->vma == vma) {
+			found = r;
+			list_del(&r->node);
+			break;
+		}
+	if (!found && n->vmas.lost)
+		n->vmas.lost--;
+	spin_unlock(&n->vmas.lock);
+	kfree(found);
 }
 
 static const struct vm_operations_struct ddsm_vm_ops = {

@@ -93,4 +93,21 @@ void ddsm_mm_zap(struct ddsm_node *n, u64 unit);
 /* Set up a VMA that passed argument checks. */
 void ddsm_mm_setup_vma(struct ddsm_node *n, struct vm_area_struct *vma);
 
+/*
+ * The ranges of the global space mapped in some process of this node,
+ * one record per VMA as it was mapped or copied (fork, split, mremap):
+ * what DDSM_IOC_TX_REGION must not take (tx/region.c).  A split VMA
+ * keeps its whole first range until it is closed: the answer may say
+ * "mapped" of a range no longer mapped, never the other way round.
+ */
+struct ddsm_vmas {
+	spinlock_t lock;
+	struct list_head list;
+	u32 lost;		/* records that could not be allocated */
+};
+
+void ddsm_vmas_init(struct ddsm_vmas *v);
+/* Is any byte of [@gaddr, +@len) mapped here? */
+bool ddsm_mm_mapped(struct ddsm_node *n, u64 gaddr, u64 len);
+
 #endif /* DDSM_MM_H */

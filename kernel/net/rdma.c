@@ -104,6 +104,8 @@ static void rdma_destroy(struct ddsm_transport *t)
 	/* Every release has queued its "down"; then deliver them all. */
 	destroy_workqueue(tp->wq);
 	rdma_rx_stop(tp);
+	for (i = 0; i < tp->nr_nodes; i++)
+		rdma_early_free(&tp->peers[i]);
 	ddsm_rdma_test_exit(tp);
 	tp->loop->ops->destroy(tp->loop);
 	mempool_destroy(tp->txq_pool);
@@ -193,6 +195,8 @@ static void init_tp(struct rdma_tp *tp, const struct ddsm_rdma_config *cfg,
 			 &peer->addr.sin_addr, ntohs(peer->addr.sin_port));
 		spin_lock_init(&peer->lock);
 		INIT_LIST_HEAD(&peer->txq);
+		INIT_LIST_HEAD(&peer->early);
+		peer->early_down.kind = RDMA_EV_EARLY_DOWN;
 		INIT_LIST_HEAD(&peer->ios);
 		peer->state = i == cfg->self ? DDSM_PEER_SELF : DDSM_PEER_DOWN;
 		peer->next_connect = jiffies;

@@ -53,6 +53,13 @@
  */
 #define RDMA_HELLO_WAIT_MS	15000
 #define RDMA_TXQ_RESERVE	256	/* queued messages that never wait for memory */
+/*
+ * Messages for a peer that was never up here wait for it (rdma_tx.c):
+ * at most this many, for at most RDMA_EARLY_WAIT_FACTOR times
+ * peer_timeout_ms (RDMA_HELLO_WAIT_MS at least) after the first.
+ */
+#define RDMA_EARLY_MAX		4096
+#define RDMA_EARLY_WAIT_FACTOR	4
 #define RDMA_PROBE_BYTES	8
 #define RDMA_ITEM_SIZE		(sizeof(struct rdma_txq_item) + RDMA_MAX_PAYLOAD)
 
@@ -66,6 +73,7 @@ enum rdma_event_kind {
 	RDMA_EV_MSG = 1,
 	RDMA_EV_UP,
 	RDMA_EV_DOWN,
+	RDMA_EV_EARLY_DOWN,	/* a never-up peer's messages could not go */
 };
 
 struct rdma_event {
@@ -250,6 +258,17 @@ struct rdma_peer {
 	enum ddsm_peer_state state;
 	struct rdma_conn *conn;		/* the live connection, if any */
 	struct list_head txq;
+	/*
+	 * Protocol messages for a peer the core was never told "up" about:
+	 * they wait here until it is (then they go first), or are dropped
+	 * with a "down" for the core (rdma_tx.c, "Sends before a peer is up").
+	 */
+	struct list_head early;
+	u32 early_nr;
+	unsigned long early_since;	/* jiffies of the oldest */
+	bool ever_up;			/* the core was told "up" once */
+	bool early_down_queued;
+	struct rdma_event early_down;
 	struct list_head ios;		/* page transfers in flight */
 	/* From conn's HELLO, valid while rdma_conn_hello_in(conn). */
 	u32 remote_rkey;
@@ -265,6 +284,7 @@ struct rdma_peer {
 	atomic64_t drops, retries, deaths;
 	atomic64_t suspicions, probes_ok, ctrl_sent;
 	atomic64_t auth_failures, setup_timeouts;
+	atomic64_t early_msgs, early_dropped;
 };
 
 struct rdma_listener {
@@ -332,6 +352,10 @@ struct rdma_txq_item *rdma_item_alloc(struct rdma_tp *tp, gfp_t gfp);
 void rdma_item_free(struct rdma_tp *tp, struct rdma_txq_item *it);
 void rdma_kick_tx(struct rdma_peer *peer);
 void rdma_drop_txq(struct rdma_peer *peer);
+/* A never-up peer's early messages: given up (tick) or to go (up). */
+void rdma_early_expire(struct rdma_peer *peer);
+void rdma_early_release(struct rdma_peer *peer);
+void rdma_early_free(struct rdma_peer *peer);
 void rdma_send_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /* rdma_rx.c */

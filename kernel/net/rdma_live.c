@@ -150,6 +150,14 @@ static void watch_peer(struct rdma_peer *peer, struct rdma_conn *conn)
 	post_probe(peer, conn);
 }
 
+/* How long messages wait for a peer that was never up (rdma_tx.c). */
+static unsigned long early_wait(struct rdma_tp *tp)
+{
+	return msecs_to_jiffies(max_t(unsigned int, RDMA_HELLO_WAIT_MS,
+				      RDMA_EARLY_WAIT_FACTOR *
+				      tp->peer_timeout_ms));
+}
+
 void rdma_tick(struct timer_list *t)
 {
 	struct rdma_tp *tp = from_timer(tp, t, tick);
@@ -163,6 +171,9 @@ void rdma_tick(struct timer_list *t)
 		if (i == tp->t.self)
 			continue;
 		spin_lock_bh(&peer->lock);
+		if (peer->early_nr &&
+		    time_after(jiffies, peer->early_since + early_wait(tp)))
+			rdma_early_expire(peer);
 		conn = peer->conn;
 		if (conn && rdma_conn_live(conn) && ddsm_auth_on(&tp->auth) &&
 		    conn->state < RDMA_CONN_AUTHED &&

@@ -352,8 +352,11 @@ static void deliver_up(struct rdma_tp *tp, struct rdma_conn *conn)
 
 	spin_lock_bh(&peer->lock);
 	live = peer->conn == conn && conn->state != RDMA_CONN_DYING;
-	if (live)
+	if (live) {
 		rdma_set_state(peer, DDSM_PEER_UP);
+		rdma_early_release(peer);
+		rdma_kick_tx(peer);
+	}
 	spin_unlock_bh(&peer->lock);
 	if (live)
 		pr_info("node %u (%s) up\n", peer->node, peer->addr_str);
@@ -381,6 +384,23 @@ static void deliver_down(struct rdma_tp *tp, struct rdma_conn *conn)
 			tp->t.peer_event(tp->t.ctx, peer->node, false);
 	}
 	rdma_conn_destroy(conn);
+}
+
+/*
+ * Messages for a peer that never came up were dropped (rdma_tx.c): the
+ * core settles what they were part of as for a peer that went away.  A
+ * peer told "up" since has had its messages go, and needs no "down".
+ */
+static void deliver_early_down(struct rdma_tp *tp, struct rdma_peer *peer)
+{
+	bool tell;
+
+	spin_lock_bh(&peer->lock);
+	peer->early_down_queued = false;
+	tell = !peer->ever_up;
+	spin_unlock_bh(&peer->lock);
+	if (tell && tp->t.peer_event)
+		tp->t.peer_event(tp->t.ctx, peer->node, false);
 }
 
 static struct rdma_event *next_event(struct rdma_tp *tp)
@@ -429,6 +449,10 @@ static int rx_thread(void *arg)
 		case RDMA_EV_UP:
 			deliver_up(tp, container_of(ev, struct rdma_conn,
 						    up_ev));
+			break;
+		case RDMA_EV_EARLY_DOWN:
+			deliver_early_down(tp, container_of(ev, struct rdma_peer,
+							    early_down));
 			break;
 		case RDMA_EV_DOWN:
 			deliver_down(tp, container_of(ev, struct rdma_conn,

@@ -236,15 +236,85 @@ void rdma_kick_tx(struct rdma_peer *peer)
 		post_chain(peer, conn, first);
 }
 
+/*
+ * Sends before a peer is up (issue 15).  At startup a node may have to
+ * send to a peer it has no connection to yet: an owner answering a
+ * request its home forwarded, from a requester that is connected to the
+ * home but not to the owner yet.  Failing such a send would drop the
+ * answer with no "down" to follow, since the core never heard the peer
+ * was up, and the unit would stay wedged.  So a protocol message for a
+ * peer that was never up here waits for it, and goes first once it is;
+ * if it is not up within the bound, or too many wait, they are dropped
+ * together with a "down" for the peer, which settles what they were
+ * part of as for any peer that went away.  Never a silent drop.  A peer
+ * that was up and went down already had its "down": sends to it fail
+ * at once, as before.  With peer->lock held.
+ */
+static int queue_early(struct rdma_peer *peer, struct rdma_txq_item *it)
+{
+	if (peer->ever_up || READ_ONCE(peer->tp->stopping))
+		return -ENOTCONN;
+	if (peer->early_nr >= RDMA_EARLY_MAX) {
+		rdma_early_expire(peer);
+		return -ENOTCONN;
+	}
+	if (!peer->early_nr++)
+		peer->early_since = jiffies;
+	list_add_tail(&it->node, &peer->early);
+	atomic64_inc(&peer->early_msgs);
+	return 0;
+}
+
+void rdma_early_expire(struct rdma_peer *peer)
+{
+	struct rdma_txq_item *it, *tmp;
+	u32 nr = 0;
+
+	list_for_each_entry_safe(it, tmp, &peer->early, node) {
+		list_del(&it->node);
+		rdma_item_free(peer->tp, it);
+		nr++;
+	}
+	atomic64_add(nr, &peer->early_dropped);
+	pr_warn("node %u (%s) not up %u ms after the first of %u messages for it: dropped, the node is taken for down\n",
+		peer->node, peer->addr_str,
+		jiffies_to_msecs(jiffies - peer->early_since), nr);
+	peer->early_nr = 0;
+	if (!peer->early_down_queued) {
+		peer->early_down_queued = true;
+		rdma_queue_event(peer->tp, &peer->early_down);
+	}
+}
+
+/* The core is told "up" now: the messages that waited go first. */
+void rdma_early_release(struct rdma_peer *peer)
+{
+	peer->ever_up = true;
+	list_splice_tail_init(&peer->early, &peer->txq);
+	peer->early_nr = 0;
+}
+
+/* Unload: what still waits for a peer that never came. */
+void rdma_early_free(struct rdma_peer *peer)
+{
+	struct rdma_txq_item *it, *tmp;
+
+	list_for_each_entry_safe(it, tmp, &peer->early, node) {
+		list_del(&it->node);
+		atomic64_inc(&peer->early_dropped);
+		rdma_item_free(peer->tp, it);
+	}
+	peer->early_nr = 0;
+}
+
 /* Queue @it for @peer's live connection, or refuse it.  With peer->lock. */
 int rdma_queue_locked(struct rdma_peer *peer, struct rdma_txq_item *it)
 {
 	struct rdma_conn *conn = peer->conn;
 
-	if (!conn || !rdma_conn_live(conn))
-		return -ENOTCONN;
-	/* Protocol messages wait until the core has been told "up". */
 	if (it->type == RDMA_T_MSG && peer->state != DDSM_PEER_UP)
+		return queue_early(peer, it);
+	if (!conn || conn->dying || !conn->established)
 		return -ENOTCONN;
 	list_add_tail(&it->node, &peer->txq);
 	rdma_kick_tx(peer);

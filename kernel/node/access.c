@@ -11,13 +11,15 @@
  * while waiting leaves nothing behind: the receive path, not the task,
  * finishes the event and releases home's lock.
  *
- * A first fault attempt that has to wait for the network does so without
+ * A fault attempt that has to wait for the network does so without
  * mmap_lock and returns VM_FAULT_RETRY, so munmap, mmap, ps and the
  * process's other threads are not held up by a slow peer; the retry maps
- * what the event brought.  If the first wait ran out, the retry fails the
- * fault at once rather than waiting a second time.  pfn_mkwrite (an
- * upgrade) cannot be retried and waits with the lock, within the bound;
- * it makes the PTE writable itself, under the line lock.
+ * what the event brought.  That holds for an upgrade (pfn_mkwrite, which
+ * returns VM_FAULT_RETRY | VM_FAULT_NOPAGE: mm/fault.c) and for a retry
+ * that has to wait again, as long as the fault may be retried at all.
+ * The bound is kept across attempts: an event, or a home, that one
+ * attempt waited the whole bound for is noted (cl_stuck), and the next
+ * attempt that would wait for it again fails the fault at once.
  */
 #include <linux/sched/signal.h>
 #include <linux/jiffies.h>
@@ -72,9 +74,9 @@ static int event_error(struct ddsm_node *n, u64 unit, u32 seq)
 }
 
 /* May this attempt wait without mmap_lock, and return VM_FAULT_RETRY? */
-static bool may_drop_lock(struct vm_fault *vmf, bool mkwrite)
+static bool may_drop_lock(struct vm_fault *vmf)
 {
-	if (mkwrite || !fault_flag_allow_retry_first(vmf->flags) ||
+	if (!(vmf->flags & FAULT_FLAG_ALLOW_RETRY) ||
 	    (vmf->flags & FAULT_FLAG_RETRY_NOWAIT))
 		return false;
 #ifdef DDSM_HAVE_FAULT_FLAG_VMA_LOCK
@@ -149,6 +151,7 @@ static int wait_for_home(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 			 unsigned long deadline, unsigned int timeout_ms,
 			 bool drop)
 {
+	struct ddsm_stuck *stuck = &n->cl_stuck[ddsm_cl_hash(unit)];
 	u32 home = ddsm_unit_home(&n->space, unit);
 	unsigned long until;
 	long left;
@@ -158,6 +161,15 @@ static int wait_for_home(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 	until = home_wait_until(n, unit, deadline);
 	if (!until)
 		return 0;
+	/* An earlier attempt of a retried fault waited the whole bound. */
+	if ((vmf->flags & FAULT_FLAG_TRIED) &&
+	    READ_ONCE(stuck->unit) == unit &&
+	    READ_ONCE(stuck->seq) == DDSM_STUCK_HOME) {
+		atomic64_inc(&n->stats.fault_timeouts);
+		pr_warn_ratelimited("ddsm: fault on unit %llu: home node %u not connected within %u ms\n",
+				    unit, home, timeout_ms);
+		return -ETIMEDOUT;
+	}
 	atomic64_inc(&n->stats.home_waits);
 	if (drop)
 		mmap_read_unlock(vmf->vma->vm_mm);
@@ -168,8 +180,15 @@ static int wait_for_home(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 						   left);
 	if (left == -ERESTARTSYS)
 		atomic64_inc(&n->stats.fault_kills);
-	if (drop)
+	if (drop) {
+		if (left <= 0 && left != -ERESTARTSYS &&
+		    home_wait_until(n, unit, deadline) &&
+		    !time_before(jiffies, deadline)) {
+			WRITE_ONCE(stuck->unit, unit);
+			WRITE_ONCE(stuck->seq, DDSM_STUCK_HOME);
+		}
 		return -EAGAIN;		/* retry, whatever happened */
+	}
 	if (left == -ERESTARTSYS)
 		return -EINTR;
 	/* Still away at the fault's own bound (not just past a grace). */
@@ -287,7 +306,7 @@ static bool access_stuck(struct access *a, vm_fault_t *ret)
 {
 	struct ddsm_stuck *stuck = &a->n->cl_stuck[ddsm_cl_hash(a->unit)];
 
-	if (a->drop || a->acts.n || READ_ONCE(stuck->seq) != a->seq ||
+	if (a->acts.n || READ_ONCE(stuck->seq) != a->seq ||
 	    READ_ONCE(stuck->unit) != a->unit ||
 	    event_over(a->n, a->unit, a->seq, a->write))
 		return false;
@@ -440,7 +459,7 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 	struct access a = {
 		.n = n, .vmf = vmf, .unit = unit,
 		.write = write, .mkwrite = mkwrite,
-		.drop = may_drop_lock(vmf, mkwrite),
+		.drop = may_drop_lock(vmf),
 		.timeout_ms = ddsm_fault_timeout_ms(),
 	};
 	vm_fault_t ret = VM_FAULT_SIGBUS;

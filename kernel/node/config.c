@@ -156,6 +156,7 @@ int ddsm_node_build(struct ddsm_node *n, u32 nr_nodes, u32 self,
 		return ret;
 	}
 	ddsm_replica_run(n);
+	n->built = true;
 	pr_info("node %u of %u, %llu bytes in %llu units, transport %s\n",
 		n->space.node_id, n->space.nr_nodes, n->space.size,
 		n->space.nr_units, n->tp->ops->name);
@@ -164,6 +165,7 @@ int ddsm_node_build(struct ddsm_node *n, u32 nr_nodes, u32 self,
 
 void ddsm_node_unbuild(struct ddsm_node *n)
 {
+	n->built = false;
 	/*
 	 * The last images go to the backup while there is a transport to
 	 * carry them: a backup that takes over later must have them.
@@ -210,7 +212,7 @@ int ddsm_reconfigure(struct ddsm_node *n, u32 self, const char *list)
 	if (ret) {
 		pr_err("reconfiguration failed (%d): back to one node\n", ret);
 		if (ddsm_node_build(n, 1, 0, addrs))
-			pr_err("cannot rebuild even one node: unload the module\n");
+			pr_err("cannot rebuild even one node: every call but CONFIGURE and STATUS fails with EIO until a CONFIGURE succeeds\n");
 	}
 	kfree(addrs);
 	return ret;

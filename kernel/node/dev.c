@@ -63,13 +63,13 @@ static int ddsm_mmap(struct file *file, struct vm_area_struct *vma)
 
 	/* A read-only fd clears VM_SHARED but keeps VM_MAYSHARE: still shared. */
 	down_read(&n->cfg_sem);
-	ret = ddsm_check_mmap_arg(&n->space, !!(vma->vm_flags & VM_MAYSHARE),
-				  !!(vma->vm_flags & VM_EXEC), off, len);
+	ret = n->built ? ddsm_check_mmap_arg(&n->space,
+					     !!(vma->vm_flags & VM_MAYSHARE),
+					     !!(vma->vm_flags & VM_EXEC), off,
+					     len) : -EIO;
 	/* Transactional data never enters coherence (docs/transactions.md). */
-	if (!ret && ddsm_tx_region_overlaps(n, off, len))
-		ret = -EACCES;
 	if (!ret)
-		ddsm_mm_setup_vma(n, vma);
+		ret = ddsm_tx_region_mmap(n, vma, off, len);
 	up_read(&n->cfg_sem);
 	if (ret) {
 		pr_info_ratelimited("ddsm: %s: mmap of [%#llx, +%#llx) flags %#lx refused: %d\n",
@@ -213,11 +213,15 @@ static long ioctl_tx(struct file *file, unsigned int cmd, void __user *uarg)
 		}
 	}
 	down_read(&n->cfg_sem);
-	if (cmd == DDSM_IOC_TX_STATUS) {
+	if (!n->built) {
+		ret = -EIO;
+	} else if (cmd == DDSM_IOC_TX_STATUS) {
 		ddsm_tx_status(n, &u.st);
 		ret = 0;
 	} else if (cmd == DDSM_IOC_TX_REGION) {
 		ret = ddsm_tx_region_add(n, &u.r);
+	} else if (cmd == DDSM_IOC_TX_OUTCOME) {
+		ret = ddsm_tx_outcome(n, &u.a);
 	} else {
 		mutex_lock(&f->tx_lock);
 		u.a.reason = 0;
@@ -229,7 +233,10 @@ static long ioctl_tx(struct file *file, unsigned int cmd, void __user *uarg)
 	    copy_to_user(u64_to_user_ptr(u.a.buf), buf, u.a.len))
 		ret = -EFAULT;
 	kfree(buf);
-	if ((!ret || ret == -ECANCELED) && (_IOC_DIR(cmd) & _IOC_READ) &&
+	/* An undecided COMMIT's id too: DDSM_IOC_TX_OUTCOME asks for it. */
+	if ((!ret || ret == -ECANCELED ||
+	     (ret == -ETIMEDOUT && cmd == DDSM_IOC_TX_COMMIT)) &&
+	    (_IOC_DIR(cmd) & _IOC_READ) &&
 	    copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
 		ret = -EFAULT;
 	return ret;
@@ -268,7 +275,7 @@ static long ioctl_tx_readv(struct file *file, void __user *uarg)
 	down_read(&n->cfg_sem);
 	mutex_lock(&f->tx_lock);
 	a.reason = 0;
-	ret = ddsm_tx_readv(n, &f->tx, &a, iov, buf);
+	ret = n->built ? ddsm_tx_readv(n, &f->tx, &a, iov, buf) : -EIO;
 	mutex_unlock(&f->tx_lock);
 	up_read(&n->cfg_sem);
 	for (i = 0, total = 0; i < a.nr && !ret; i++) {
@@ -308,6 +315,7 @@ static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case DDSM_IOC_TX_COMMIT:
 	case DDSM_IOC_TX_ABORT:
 	case DDSM_IOC_TX_STATUS:
+	case DDSM_IOC_TX_OUTCOME:
 		return ioctl_tx(file, cmd, uarg);
 	case DDSM_IOC_TX_READV:
 		return ioctl_tx_readv(file, uarg);
@@ -326,7 +334,13 @@ static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	}
 
 	down_read(&n->cfg_sem);
+	/* After a reconfiguration failed twice, only STATUS still works. */
+	if (!n->built && cmd != DDSM_IOC_STATUS)
+		cmd = 0;
 	switch (cmd) {
+	case 0:
+		ret = -EIO;
+		break;
 	case DDSM_IOC_STATUS:
 		fill_status(n, &u.st);
 		ret = 0;
@@ -374,7 +388,7 @@ static int ddsm_fsync(struct file *file, loff_t start, loff_t end,
 
 	down_read(&n->cfg_sem);
 	size = n->space.size;
-	if (start < 0 || start >= size || end < start) {
+	if (!n->built || start < 0 || start >= size || end < start) {
 		up_read(&n->cfg_sem);
 		return 0;
 	}

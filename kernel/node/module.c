@@ -74,6 +74,7 @@ static void ddsm_node_init_locks(struct ddsm_node *n)
 	int i;
 
 	mutex_init(&n->rx_lock);
+	ddsm_vmas_init(&n->vmas);
 	init_waitqueue_head(&n->peer_wait);
 	init_rwsem(&n->cfg_sem);
 	ddsm_holds_init(n);

@@ -50,6 +50,7 @@
 #define DDSM_HOLD_MS	500	/* longest a held line waits for its access */
 #define DDSM_WRITE_HOLD_MS 2	/* ... and a migratory one, read, for its write */
 #define DDSM_LOST_RETRY_MS 100	/* pause before asking again for a lost unit */
+#define DDSM_STUCK_HOME	U32_MAX	/* cl_stuck: the home, not an event */
 
 /* What the module was loaded with; kept across reconfigurations. */
 struct ddsm_params {
@@ -143,11 +144,17 @@ struct ddsm_node {
 	 * because a rebuild only happens with nothing mapped.
 	 */
 	struct rw_semaphore cfg_sem;
+	/*
+	 * The state below exists (ddsm_node_build() succeeded); false after
+	 * a reconfiguration failed twice: only CONFIGURE and STATUS work.
+	 */
+	bool built;
 	struct ddsm_space space;
 	struct ddsm_dir dir;
 	struct ddsm_cache cache;
 	struct ddsm_frames frames;
 	struct shrinker *shrinker;	/* mm/shrink.c */
+	struct ddsm_vmas vmas;		/* what is mapped here (mm/fault.c) */
 	struct ddsm_transport *tp;
 	struct ddsm_persist *persist;	/* durable/persist.c, or NULL */
 	struct ddsm_barrier barrier;
@@ -167,7 +174,7 @@ struct ddsm_node {
 	/* Per hash: the last event a fault gave up waiting for (access.c). */
 	struct ddsm_stuck {
 		u64 unit;
-		u32 seq;
+		u32 seq;	/* DDSM_STUCK_HOME: its home did not connect */
 	} cl_stuck[DDSM_CL_LOCKS];
 	/*
 	 * Per hash: when a fault last mapped a unit it was granted, until a

@@ -22,6 +22,20 @@ static bool home_frame_ready(struct ddsm_node *n, const struct ddsm_msg *m)
 	return !!ddsm_frame_get(n, m->unit, GFP_KERNEL);
 }
 
+/*
+ * A coherence request for a unit of a transactional region: its data
+ * must never be mapped (docs/transactions.md), whatever let a fault come
+ * this far (an mmap racing the region's declaration elsewhere).
+ */
+static bool transactional(struct ddsm_node *n, const struct ddsm_msg *m)
+{
+	if (m->type != DDSM_MSG_READ_MISS && m->type != DDSM_MSG_WRITE_MISS &&
+	    m->type != DDSM_MSG_WRITE_SHARED)
+		return false;
+	return ddsm_tx_region_overlaps(n, ddsm_unit_gaddr(m->unit),
+				       DDSM_UNIT_SIZE);
+}
+
 static void refuse(struct ddsm_node *n, const struct ddsm_msg *req, u8 err,
 		   struct ddsm_actions *acts)
 {
@@ -122,6 +136,11 @@ void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
 			 */
 			refuse(n, &m, EAGAIN, &acts);
 			ret = 0;
+		} else if (transactional(n, &m)) {
+			pr_warn_ratelimited("ddsm: node %u faulted on unit %llu of a transactional region: refused\n",
+					    m.requester, m.unit);
+			refuse(n, &m, EACCES, &acts);
+			ret = 0;
 		} else if (home_frame_ready(n, &m)) {
 			ret = ddsm_dir_handle(&n->dir, &m, &acts);
 		} else {
@@ -159,6 +178,7 @@ static void peer_up(struct ddsm_node *n, u32 node)
 	ddsm_rejoin_up(n, node);
 	mutex_unlock(&n->rx_lock);
 	ddsm_tx_home_peer_up(n, node);
+	ddsm_tx_coord_peer_up(n, node);
 	ddsm_replica_peer(n, node, true);
 	wake_up_all(&n->peer_wait);
 }

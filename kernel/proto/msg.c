@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "msg.h"
-#include "txhome.h"
+#include "txfate.h"
 #include "txid.h"
 
 void ddsm_msg_encode(const struct ddsm_msg *m, struct ddsm_wire_msg *w)
@@ -53,18 +53,23 @@ static bool tx_fits(const struct ddsm_space *s, const struct ddsm_msg *m,
 
 	if (!id.epoch || m->state)
 		return false;
-	/* Between two participants, about a third node's transaction. */
+	/*
+	 * Between a participant holding a commit in doubt and another one or
+	 * the coordinator's node (txfate.h): a question says whether the
+	 * asked node is a participant (@acks 1) and an answer carries its
+	 * part and, from the coordinator's node, the coordinator's.
+	 */
 	if (m->type == DDSM_MSG_TX_QUERY || m->type == DDSM_MSG_TX_OUTCOME) {
 		bool q = m->type == DDSM_MSG_TX_QUERY;
 
-		if (id.node == m->src || id.node == s->node_id || m->err ||
-		    (m->flags & DDSM_MF_DATA) || id.node >= s->nr_nodes)
+		if (m->err || (m->flags & DDSM_MF_DATA) ||
+		    id.node >= s->nr_nodes)
 			return false;
 		if (q)
 			return home == m->src && m->requester == m->src &&
-			       !m->acks;
+			       m->acks <= 1;
 		return home == s->node_id && m->requester == s->node_id &&
-		       m->acks && m->acks < DDSM_TXH_O_NR;
+		       ddsm_txf_valid(m->acks);
 	}
 	if (m->requester != id.node)
 		return false;

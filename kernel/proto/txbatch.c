@@ -140,3 +140,13 @@ int ddsm_txb_ans_check(const void *page, u32 len,
 	}
 	return used == len ? 0 : -EPROTO;
 }
+
+u32 ddsm_txb_own_vals(u64 *val, u32 nr, u32 src)
+{
+	u32 i, kept = 0;
+
+	for (i = 0; i < nr; i++)
+		if (ddsm_txid_unpack(val[i]).node == src)
+			val[kept++] = val[i];
+	return kept;
+}

@@ -25,6 +25,7 @@
 
 #include "../lib/shim.h"
 #include "space.h"
+#include "txid.h"
 
 #define DDSM_TXB_SIZE		DDSM_PROTO_UNIT_SIZE
 #define DDSM_TXB_MAX		16	/* entries, DDSM_TX_READV_MAX */
@@ -95,6 +96,13 @@ void ddsm_txb_req_entry(const void *page, u32 i, struct ddsm_txb_read *r);
 int ddsm_txb_req_nval(const void *page, u32 len);
 /* The @i-th Validation's transaction id (i below the number above). */
 u64 ddsm_txb_req_val(const void *page, u32 i);
+/*
+ * Of the @nr Validations @val that node @src's request carried, keep, in
+ * order, only those of @src's own transactions (a standalone Validation
+ * is checked so by msg.c): any peer could otherwise release another
+ * coordinator's lock.  Returns how many were kept.
+ */
+u32 ddsm_txb_own_vals(u64 *val, u32 nr, u32 src);
 
 /* Home: an answer to @nr entries, their lines from ddsm_txb_ans_len(0). */
 void ddsm_txb_ans_init(void *page, u32 nr);

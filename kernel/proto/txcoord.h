@@ -9,7 +9,11 @@
  *  - every home ACKed: committed; it can no longer be squashed (each home
  *    holds its partial lock), and Validation with the updates goes to each;
  *  - a NACK, or a squash before the last ACK: aborted, and every involved
- *    home gets an Abort (which also clears the tombstones).
+ *    home gets an Abort (which also clears the tombstones);
+ *  - a home whose connection went down before it answered: nothing is
+ *    decided; the Intend goes to it again once it is back (txfate.h: a
+ *    commit is never aborted for a late answer, since every home may hold
+ *    the lock already, which is the decision).
  * A squash after the last ACK cannot happen (a home that ACKed holds the
  * lock and dooms only running transactions) and is reported as a
  * protocol error.  After DDSM_TXC_SQUASH_LIMIT conflict aborts in a row
@@ -40,6 +44,7 @@ enum ddsm_txc_why {
 	DDSM_TXC_NACKED,	/* a home refused its Intend */
 	DDSM_TXC_SQUASHED,	/* a committing writer squashed it */
 	DDSM_TXC_USER,		/* the caller aborted */
+	DDSM_TXC_LOST,		/* a home it read at went down before commit */
 };
 
 struct ddsm_txc {
@@ -48,10 +53,14 @@ struct ddsm_txc {
 	u8 why;			/* enum ddsm_txc_why, once ABORTED */
 	u64 involved;		/* homes read or written at */
 	u64 pending;		/* homes whose answer to Intend is awaited */
+	u64 resend;		/* ... whose connection went down since */
 };
 
-/* A new transaction in slot @slot of @node: the slot's next epoch. */
-void ddsm_txc_begin(struct ddsm_txc *t, u16 node, u16 slot);
+/*
+ * A new transaction in slot @slot of @node in its incarnation @gen: the
+ * slot's next epoch (@t holds the slot's last one).
+ */
+void ddsm_txc_begin(struct ddsm_txc *t, u16 node, u8 gen, u8 slot);
 /* It read or wrote at @home. */
 void ddsm_txc_touch(struct ddsm_txc *t, u32 home);
 /*
@@ -74,6 +83,15 @@ int ddsm_txc_answer(struct ddsm_txc *t, u64 txid, u32 home, bool ack);
 int ddsm_txc_squash(struct ddsm_txc *t, u64 txid);
 /* The caller gives up; returns ABORTED (send Aborts) or -EPROTO. */
 int ddsm_txc_abort(struct ddsm_txc *t);
+/*
+ * The connection to @home went down.  Returns ABORTED (send Aborts) for a
+ * transaction still running that involves it (no Intend went out: it can
+ * abort); while committing, an Intend @home has not answered is sent
+ * again when it is back (ddsm_txc_back()); else the unchanged state.
+ */
+int ddsm_txc_lost(struct ddsm_txc *t, u32 home);
+/* @home is back: send it the Intend again? */
+bool ddsm_txc_back(struct ddsm_txc *t, u32 home);
 /*
  * Run the next attempt pessimistically (locks in address order)?
  * @conflicts: conflict aborts in a row (squashed, NACKed, kept off a

@@ -34,30 +34,27 @@ static void release(struct ddsm_txh_entry *e)
 	e->txid = 0;
 }
 
-static bool same_slot(u64 a, u64 b)
+/*
+ * Is @old, of the same coordinator slot as @txid, of a transaction before
+ * it?  An older epoch of the same incarnation, or any epoch of another
+ * incarnation: a slot's messages come from its coordinator in order, and
+ * a restarted coordinator sends nothing of its old life.
+ */
+static bool older_in_slot(u64 old, u64 txid)
 {
-	return a >> 32 == b >> 32;
+	struct ddsm_txid a = ddsm_txid_unpack(old), b = ddsm_txid_unpack(txid);
+
+	if (a.node != b.node || a.slot != b.slot)
+		return false;
+	return a.gen != b.gen || (s32)(a.epoch - b.epoch) < 0;
 }
 
-static struct ddsm_txh_entry *find_or_add(struct ddsm_txh *h, u64 txid)
+/* A free entry for @txid, running; NULL if none is free. */
+static struct ddsm_txh_entry *add(struct ddsm_txh *h, u64 txid)
 {
-	struct ddsm_txh_entry *e = find(h, txid);
+	struct ddsm_txh_entry *e;
 	u32 i;
 
-	if (e || !txid)
-		return e;
-	/*
-	 * A slot runs one transaction at a time: an older epoch's running
-	 * entry or tombstone is left over (its Abort is late or was lost
-	 * with a connection), so free it.  Locked ones are kept: a commit
-	 * is only ever decided by its Validation, its Abort or a survivors'
-	 * verdict.
-	 */
-	for (i = 0; i < h->nr; i++)
-		if ((h->e[i].state == DDSM_TXH_ACTIVE ||
-		     h->e[i].state == DDSM_TXH_DOOMED) &&
-		    same_slot(h->e[i].txid, txid))
-			release(&h->e[i]);
 	for (i = 0; i < h->nr; i++) {
 		if (h->e[i].state != DDSM_TXH_FREE)
 			continue;
@@ -69,6 +66,29 @@ static struct ddsm_txh_entry *find_or_add(struct ddsm_txh *h, u64 txid)
 	}
 	h->stats.full++;
 	return NULL;
+}
+
+/* The entry of @txid, from its coordinator: made if new. */
+static struct ddsm_txh_entry *find_or_add(struct ddsm_txh *h, u64 txid)
+{
+	struct ddsm_txh_entry *e = find(h, txid);
+	u32 i;
+
+	if (e || !txid)
+		return e;
+	/*
+	 * A slot runs one transaction at a time: an older transaction's
+	 * running entry or tombstone is left over (its Abort is late or was
+	 * lost with a connection), so free it.  Locked ones are kept: a
+	 * commit is only ever decided by its Validation, its Abort or a
+	 * verdict (txfate.h).
+	 */
+	for (i = 0; i < h->nr; i++)
+		if ((h->e[i].state == DDSM_TXH_ACTIVE ||
+		     h->e[i].state == DDSM_TXH_DOOMED) &&
+		    older_in_slot(h->e[i].txid, txid))
+			release(&h->e[i]);
+	return add(h, txid);
 }
 
 void ddsm_txh_set_hist(struct ddsm_txh *h, struct ddsm_txh_hist *hist,
@@ -88,23 +108,46 @@ static struct ddsm_txh_hist *hist_of(const struct ddsm_txh *h, u64 txid)
 	return &h->hist[id.node * h->hist_slots + id.slot];
 }
 
+/* Shift @x's window so that @epoch is its top; true if it was behind. */
+static void hist_raise(u32 *top, u64 *validated, u32 epoch)
+{
+	s32 d = (s32)(epoch - *top);
+
+	if (*top && d <= 0)
+		return;
+	*validated = *top && d < 64 ? *validated << d : 0;
+	*top = epoch;
+}
+
 /* @txid was decided here: validated or not. */
 static void hist_note(struct ddsm_txh *h, u64 txid, bool validated)
 {
 	struct ddsm_txh_hist *x = hist_of(h, txid);
-	u32 epoch = ddsm_txid_unpack(txid).epoch;
+	struct ddsm_txid id = ddsm_txid_unpack(txid);
+	u64 *bits;
+	u32 *top;
 	s32 d;
 
 	if (!x)
 		return;
-	d = (s32)(epoch - x->top);
-	if (!x->top || d > 0) {
-		x->validated = x->top && d < 64 ? x->validated << d : 0;
-		x->validated |= validated;
-		x->top = epoch;
-	} else if (-d < 64 && validated) {
-		x->validated |= BIT_ULL(-d);
+	if (x->top && x->gen != id.gen && x->pgen == id.gen && x->ptop) {
+		top = &x->ptop;		/* a late verdict of the old life */
+		bits = &x->pvalidated;
+	} else {
+		if (x->top && x->gen != id.gen) {
+			x->pgen = x->gen;
+			x->ptop = x->top;
+			x->pvalidated = x->validated;
+			x->top = 0;
+		}
+		x->gen = id.gen;
+		top = &x->top;
+		bits = &x->validated;
 	}
+	hist_raise(top, bits, id.epoch);
+	d = (s32)(id.epoch - *top);
+	if (-d < 64 && validated)
+		*bits |= BIT_ULL(-d);
 }
 
 /* 1: validated here, 0: decided here without, -ENOENT: not decided
@@ -113,16 +156,28 @@ static void hist_note(struct ddsm_txh *h, u64 txid, bool validated)
 static int hist_lookup(const struct ddsm_txh *h, u64 txid)
 {
 	const struct ddsm_txh_hist *x = hist_of(h, txid);
+	struct ddsm_txid id = ddsm_txid_unpack(txid);
+	u64 bits;
+	u32 top;
 	s32 d;
 
-	if (!x || !x->top)
+	if (!x)
 		return -ENOENT;
-	d = (s32)(ddsm_txid_unpack(txid).epoch - x->top);
+	if (x->top && x->gen == id.gen) {
+		top = x->top;
+		bits = x->validated;
+	} else if (x->ptop && x->pgen == id.gen) {
+		top = x->ptop;
+		bits = x->pvalidated;
+	} else {
+		return -ENOENT;
+	}
+	d = (s32)(id.epoch - top);
 	if (d > 0)
 		return -ENOENT;
 	if (-d >= 64)
 		return -ERANGE;
-	return !!(x->validated & BIT_ULL(-d));
+	return !!(bits & BIT_ULL(-d));
 }
 
 static bool in_ranges(const struct ddsm_txh_entry *e, u64 line)
@@ -356,11 +411,21 @@ int ddsm_txh_intend(struct ddsm_txh *h, u64 txid,
 		h->stats.intends_nacked++;
 		return -E2BIG;
 	}
+	e = find(h, txid);
+	if (e && e->state == DDSM_TXH_LOCKED)
+		return 0;	/* sent again: the lock stands */
+	if (!e) {
+		switch (hist_lookup(h, txid)) {
+		case 1:
+			return -EALREADY;	/* applied by a verdict */
+		case 0:
+			h->stats.intends_nacked++;
+			return -ESTALE;
+		}
+	}
 	e = find_or_add(h, txid);
 	if (!e)
 		return txid ? -ENOSPC : -EINVAL;
-	if (e->state == DDSM_TXH_LOCKED)
-		return -EPROTO;
 	if (e->state == DDSM_TXH_DOOMED) {
 		h->stats.intends_nacked++;
 		return -ESTALE;
@@ -399,6 +464,8 @@ int ddsm_txh_validate(struct ddsm_txh *h, u64 txid)
 {
 	struct ddsm_txh_entry *e = find(h, txid);
 
+	if (!e && hist_lookup(h, txid) == 1)
+		return -EALREADY;
 	if (!e || e->state != DDSM_TXH_LOCKED)
 		return -EPROTO;
 	h->stats.validations++;
@@ -419,6 +486,38 @@ int ddsm_txh_abort(struct ddsm_txh *h, u64 txid)
 	return 0;
 }
 
+int ddsm_txh_decide(struct ddsm_txh *h, u64 txid, bool forward)
+{
+	struct ddsm_txh_entry *e = find(h, txid);
+
+	if (!e || e->state != DDSM_TXH_LOCKED)
+		return -EPROTO;
+	if (forward)
+		h->stats.validations++;
+	else
+		h->stats.aborts++;
+	hist_note(h, txid, forward);
+	release(e);
+	return 0;
+}
+
+/* Is a newer transaction of @txid's slot here (its coordinator moved on)? */
+static bool slot_moved_on(const struct ddsm_txh *h, u64 txid)
+{
+	u32 i;
+
+	for (i = 0; i < h->nr; i++) {
+		struct ddsm_txid a = ddsm_txid_unpack(h->e[i].txid);
+		struct ddsm_txid b = ddsm_txid_unpack(txid);
+
+		if (h->e[i].state != DDSM_TXH_FREE && a.node == b.node &&
+		    a.gen == b.gen && a.slot == b.slot &&
+		    (s32)(a.epoch - b.epoch) > 0)
+			return true;
+	}
+	return false;
+}
+
 enum ddsm_txh_outcome ddsm_txh_outcome(struct ddsm_txh *h, u64 txid,
 				       bool coord_down)
 {
@@ -435,20 +534,26 @@ enum ddsm_txh_outcome ddsm_txh_outcome(struct ddsm_txh *h, u64 txid,
 		}
 		return DDSM_TXH_O_NOT;
 	}
+	if (!txid)
+		return DDSM_TXH_O_UNKNOWN;
 	r = hist_lookup(h, txid);
 	if (r == 1)
 		return DDSM_TXH_O_VALIDATED;
 	if (!r)
 		return DDSM_TXH_O_NOT;
-	if (r == -ERANGE || !txid)
-		return DDSM_TXH_O_LOCKED;
-	/* Nothing more comes from a coordinator that is down here. */
-	if (coord_down)
+	if (r == -ERANGE)
+		return DDSM_TXH_O_UNKNOWN;
+	/* Its coordinator sends no more of it once a later one came. */
+	if (slot_moved_on(h, txid))
 		return DDSM_TXH_O_NOT;
-	/* Its Intend may be on the way: the tombstone NACKs it. */
-	e = find_or_add(h, txid);
+	/*
+	 * Its Intend may be on the way, or come again once its coordinator
+	 * is back: the tombstone NACKs it.  Nothing else of the slot is
+	 * freed here: this is a third party's question, not the slot's news.
+	 */
+	e = add(h, txid);
 	if (!e)
-		return DDSM_TXH_O_LOCKED;
+		return DDSM_TXH_O_UNKNOWN;
 	e->state = DDSM_TXH_DOOMED;
 	return DDSM_TXH_O_NOT;
 }

@@ -86,24 +86,30 @@ struct ddsm_txh_stats {
 
 /*
  * What a home remembers of the transactions of one coordinator slot that
- * it decided: the newest epoch it saw decided (Validation or Abort), and
- * which of the 64 epochs up to that one were validated.  A survivor that
- * holds a dead coordinator's commit locked asks the other participants
- * what became of it (docs/transactions.md, "Coordinator death"), and an
- * entry freed at Validation must still answer.
+ * it decided: the newest epoch it saw decided (Validation, Abort or a
+ * verdict), and which of the 64 epochs up to that one were validated;
+ * the same for the incarnation before, so that a coordinator's restart
+ * does not make its old commits unknown here at once.  A participant
+ * that holds a commit in doubt asks the others what became of it
+ * (txfate.h), and an entry freed at Validation must still answer.
  */
 struct ddsm_txh_hist {
 	u32 top;
 	u64 validated;		/* bit i: epoch top - i was validated here */
+	u8 gen;			/* the incarnation top and validated are of */
+	u8 pgen;		/* the one before, and its history: */
+	u32 ptop;
+	u64 pvalidated;
 };
 
 /* A participant's answer to "what became of @txid here?" */
 enum ddsm_txh_outcome {
-	DDSM_TXH_O_NONE = 0,
+	DDSM_TXH_O_NONE = 0,	/* not a participant (a coordinator's answer only) */
 	DDSM_TXH_O_VALIDATED,	/* applied here: the commit happened */
-	DDSM_TXH_O_LOCKED,	/* locked, its coordinator up here: ask again */
-	DDSM_TXH_O_IN_DOUBT,	/* locked, its coordinator down here too */
+	DDSM_TXH_O_LOCKED,	/* holds the lock, its coordinator up here */
+	DDSM_TXH_O_IN_DOUBT,	/* holds the lock, its coordinator down here */
 	DDSM_TXH_O_NOT,		/* never validated here, and now never will */
+	DDSM_TXH_O_UNKNOWN,	/* cannot tell (no room, too old): ask again */
 	DDSM_TXH_O_NR,
 };
 
@@ -149,10 +155,14 @@ int ddsm_txh_pin(struct ddsm_txh *h, u64 txid, u64 first, u64 last);
  * none: it only read here).  0: ACK, and the running transactions it
  * dooms are in @doomed (their txids, at most @max; *@nr_doomed says how
  * many, and more than @max were doomed only if it exceeds @max, which the
- * caller must treat as a bug).  -EBUSY: the partial lock is refused
- * (NACK, squash the committer); -ESTALE: @txid was squashed here already
- * (NACK); -E2BIG: more ranges than an entry holds, or more than
- * DDSM_TXH_MAX_LINES lines (NACK); -ENOSPC.
+ * caller must treat as a bug).  An Intend sent again after a connection
+ * went down (txfate.h) is answered from what the home holds: 0 again if
+ * it holds the lock, -EALREADY (an ACK, nothing to keep) if the commit was
+ * applied here meanwhile, -ESTALE if it was decided otherwise.
+ * -EBUSY: the partial lock is refused (NACK, squash the committer);
+ * -ESTALE: @txid was squashed here already (NACK); -E2BIG: more ranges
+ * than an entry holds, or more than DDSM_TXH_MAX_LINES lines (NACK);
+ * -ENOSPC.
  */
 int ddsm_txh_intend(struct ddsm_txh *h, u64 txid,
 		    const struct ddsm_tx_range *w, u32 nr,
@@ -160,8 +170,9 @@ int ddsm_txh_intend(struct ddsm_txh *h, u64 txid,
 
 /*
  * Validation: @txid's updates may now be applied (by the caller, before
- * anything else runs here), and its lock is released.  -EPROTO unless
- * @txid holds the lock.
+ * anything else runs here), and its lock is released.  -EALREADY when it
+ * was applied here already (a verdict came first: apply nothing);
+ * -EPROTO unless @txid holds the lock.
  */
 int ddsm_txh_validate(struct ddsm_txh *h, u64 txid);
 
@@ -181,19 +192,15 @@ void ddsm_txh_set_hist(struct ddsm_txh *h, struct ddsm_txh_hist *hist,
  * whether its coordinator is down at this node.  A transaction this home
  * has not validated and still could (running, or its Intend not here
  * yet) is doomed first, so that a late Intend is NACKed and the answer
- * NOT stays true; if no entry is free for that tombstone the answer is
- * LOCKED (ask again).
+ * NOT stays true, even if its coordinator comes back; if no entry is free
+ * for that tombstone the answer is UNKNOWN (ask again).
  */
 enum ddsm_txh_outcome ddsm_txh_outcome(struct ddsm_txh *h, u64 txid,
 				       bool coord_down);
 
 /*
- * A survivor's verdict on a dead coordinator's commit it holds locked,
- * from the other participants' answers: @validated (some applied it),
- * @pending (some still to answer, or answered LOCKED).  Roll forward if
- * any applied it (it was committed: Validation follows the last ACK);
- * wait while any may still learn the outcome; else roll back (no
- * participant applied it, and none can any more).
+ * The verdict on a commit held in doubt (txfate.h decides it): wait, roll
+ * forward (apply it) or roll back.
  */
 enum ddsm_txh_verdict {
 	DDSM_TXH_V_WAIT = 0,
@@ -201,13 +208,12 @@ enum ddsm_txh_verdict {
 	DDSM_TXH_V_BACK,
 };
 
-static inline enum ddsm_txh_verdict ddsm_txh_verdict(bool validated,
-						     bool pending)
-{
-	if (validated)
-		return DDSM_TXH_V_FORWARD;
-	return pending ? DDSM_TXH_V_WAIT : DDSM_TXH_V_BACK;
-}
+/*
+ * A verdict reached for @txid, locked here: its lock is released and the
+ * history notes it (@forward: the caller applies its writes).  -EPROTO
+ * unless @txid holds the lock.
+ */
+int ddsm_txh_decide(struct ddsm_txh *h, u64 txid, bool forward);
 
 /* The entry of @txid, or NULL. */
 const struct ddsm_txh_entry *ddsm_txh_find(const struct ddsm_txh *h,

@@ -9,14 +9,17 @@
  * pessimistic fallback's pins), read, write, commit, abort, status.
  *
  * Every wait for a home is bounded by fault_timeout_ms; a home that
- * does not answer aborts the transaction (DDSM_TX_TIMEOUT), one that
- * goes down aborts it too (DDSM_TX_PEER_DOWN) unless it had ACKed every
- * Intend already (then the commit stands).  A squash marks the
- * transaction doomed; the file's next call returns the abort.
+ * does not answer a read aborts the transaction (DDSM_TX_TIMEOUT), one
+ * that goes down while it runs aborts it too (DDSM_TX_PEER_DOWN).  Once
+ * the Intends are out, nothing but a refusal aborts it (commit.c,
+ * proto/txfate.h).  A squash marks the transaction doomed; the file's
+ * next call returns the abort.  Also the wing's set-up and teardown.
  */
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/printk.h>
+#include <linux/random.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include "../node/node.h"
@@ -54,7 +57,8 @@ static void pin_footprint(struct ddsm_node *n, struct ddsm_tx *t,
 						f->fp[i].last);
 			if (ret == -EAGAIN)
 				usleep_range(100, 200);
-		} while (ret == -EAGAIN && time_before(jiffies, until));
+		} while (ret == -EAGAIN && time_before(jiffies, until) &&
+			 !fatal_signal_pending(current));
 		if (ret)
 			break;
 	}
@@ -87,7 +91,18 @@ static int do_begin(struct ddsm_node *n, struct ddsm_txfile *f)
 	if (i < DDSM_TX_SLOTS) {
 		t->slot = (u16)i;
 		t->c = ts->last[i];
-		ddsm_txc_begin(&t->c, (u16)tx_self(n), (u16)i);
+		/*
+		 * A slot's first transaction in this incarnation starts at a
+		 * random epoch, so that its ids do not repeat those of a
+		 * restart that drew the same incarnation (txid.h).
+		 */
+		if (t->c.id.node != tx_self(n) || t->c.id.gen != ts->gen) {
+			t->c.id.node = (u16)tx_self(n);
+			t->c.id.gen = ts->gen;
+			t->c.id.slot = (u8)i;
+			t->c.id.epoch = get_random_u32();
+		}
+		ddsm_txc_begin(&t->c, (u16)tx_self(n), ts->gen, (u8)i);
 		t->fallback = ddsm_txc_fallback(f->conflicts);
 		t->file = f;
 		ts->slot[i] = t;
@@ -131,17 +146,25 @@ bool ddsm_tx_ended(struct ddsm_node *n, struct ddsm_tx **tp, u32 *reason)
 	return true;
 }
 
+/*
+ * A write is recorded whole or not at all: one across two units takes two
+ * entries, and both must fit before the first is kept, or COMMIT would
+ * apply half of it.
+ */
 static int do_write(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
 		    const u8 *buf, u32 len)
 {
 	struct ddsm_txpart part;
-	u32 done;
+	u32 done, parts = 0;
 
 	for (done = 0; done < len; done += part.len) {
 		part_at(gaddr, len, done, &part);
-		if (t->nw == DDSM_TX_MAX_WRITES ||
-		    t->wused + part.len > DDSM_TX_WBUF)
-			return -E2BIG;
+		parts++;
+	}
+	if (t->nw + parts > DDSM_TX_MAX_WRITES || t->wused + len > DDSM_TX_WBUF)
+		return -E2BIG;
+	for (done = 0; done < len; done += part.len) {
+		part_at(gaddr, len, done, &part);
 		ddsm_tx_touch(n, t, part.unit);
 		ddsm_tx_note_fp(t, part.unit, part.first, part.last);
 		t->w[t->nw].gaddr = part.gaddr;
@@ -250,4 +273,57 @@ void ddsm_tx_status(struct ddsm_node *n, struct ddsm_tx_status *st)
 	st->read_batches = atomic64_read(&ts->read_batches);
 	st->readv_confirms = atomic64_read(&ts->readv_confirms);
 	st->validations_carried = atomic64_read(&ts->validations_carried);
+}
+
+/* The wing's set-up: the home side, the owed Validations, the slots. */
+int ddsm_tx_init(struct ddsm_node *n)
+{
+	struct ddsm_txs *t = kzalloc(sizeof(*t), GFP_KERNEL);
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	ret = ddsm_tx_home_init(n, t);
+	if (ret) {
+		kfree(t);
+		return ret;
+	}
+	mutex_init(&t->regions_lock);
+	spin_lock_init(&t->lock);
+	ddsm_stash_init(&t->stash);
+	ddsm_tx_owed_init(t);
+	ddsm_tx_commit_init(t);
+	/* This load's incarnation, never 0 (txid.h); slots start in do_begin. */
+	t->gen = (u8)(1 + get_random_u32_below(255));
+	n->tx = t;
+	return 0;
+}
+
+void ddsm_tx_free(struct ddsm_node *n)
+{
+	struct ddsm_txs *t = n->tx;
+
+	if (!t)
+		return;
+	ddsm_tx_home_quiesce(n, true);
+	ddsm_tx_owed_stop(n, false);
+	ddsm_tx_commit_stop(t);
+	ddsm_tx_commit_free(t);
+	ddsm_tx_home_free(t);
+	ddsm_stash_drain(&t->stash);
+	kfree(t);
+	n->tx = NULL;
+}
+
+/* Around a transport's life (config.c): the doubt work sends. */
+void ddsm_tx_resume(struct ddsm_node *n)
+{
+	ddsm_tx_home_quiesce(n, false);
+}
+
+void ddsm_tx_quiesce(struct ddsm_node *n)
+{
+	ddsm_tx_owed_stop(n, true);
+	ddsm_tx_commit_stop(n->tx);
+	ddsm_tx_home_quiesce(n, true);
 }

@@ -101,6 +101,10 @@ int ddsm_tx_do_read(struct ddsm_node *n, struct ddsm_tx *t, u64 gaddr,
 int ddsm_tx_do_commit(struct ddsm_node *n, struct ddsm_tx **tp, u8 *reason);
 /* Abort: the homes forget it (their tombstones go too). */
 void ddsm_tx_do_abort(struct ddsm_node *n, struct ddsm_tx **tp, u8 reason);
+/* Commits whose callers gave up (detached): set up, stopped, freed. */
+void ddsm_tx_commit_init(struct ddsm_txs *ts);
+void ddsm_tx_commit_stop(struct ddsm_txs *ts);
+void ddsm_tx_commit_free(struct ddsm_txs *ts);
 
 /* coord.c */
 /* A read or write of [@gaddr, +@len): inside one transactional region? */

@@ -24,11 +24,15 @@ static u32 entry_index(struct ddsm_txhome *hm, u64 txid)
 	return e ? (u32)(e - hm->entries) : U32_MAX;
 }
 
+/* The entry at @idx is done with: its Intend page and its doubt go. */
 static void drop_intend(struct ddsm_txhome *hm, u32 idx)
 {
 	struct ddsm_txs *ts = container_of(hm, struct ddsm_txs, home);
 
-	if (idx < DDSM_TXH_ENTRIES && hm->intend[idx]) {
+	if (idx >= DDSM_TXH_ENTRIES)
+		return;
+	hm->doubt[idx].on = false;
+	if (hm->intend[idx]) {
 		ddsm_stash_put(&ts->stash, hm->intend[idx]);
 		hm->intend[idx] = NULL;
 	}
@@ -133,10 +137,15 @@ int ddsm_tx_home_intend(struct ddsm_node *n, u64 txid, u64 unit,
 	mutex_lock(&hm->lock);
 	ret = ddsm_txh_intend(&hm->h, txid, r, nr, doomed, DDSM_TXH_ENTRIES,
 			      &nr_doomed);
-	if (!ret) {
+	/* Sent again after a connection went down, and applied meanwhile. */
+	if (ret == -EALREADY) {
+		atomic64_inc(&n->tx->intends_again);
+		ret = 0;
+	} else if (!ret) {
 		idx = entry_index(hm, txid);
-		if (!WARN_ON_ONCE(idx >= DDSM_TXH_ENTRIES)) {
-			drop_intend(hm, idx);
+		/* An Intend sent again keeps the first one's page. */
+		if (!WARN_ON_ONCE(idx >= DDSM_TXH_ENTRIES) &&
+		    !hm->intend[idx]) {
 			hm->intend[idx] = keep;
 			hm->unit[idx] = unit;
 			keep = NULL;
@@ -182,12 +191,18 @@ void ddsm_tx_home_validate_many(struct ddsm_node *n, const u64 *txid, u32 nr)
 
 	mutex_lock(&hm->lock);
 	for (i = 0; i < nr; i++) {
+		int ret;
+
 		idx = entry_index(hm, txid[i]);
-		if (ddsm_txh_validate(&hm->h, txid[i])) {
+		ret = ddsm_txh_validate(&hm->h, txid[i]);
+		if (ret == -EALREADY)
+			continue;	/* a verdict applied it first */
+		if (ret) {
 			pr_warn_ratelimited("ddsm: tx %#llx: Validation without the lock\n",
 					    txid[i]);
-		} else if (idx < DDSM_TXH_ENTRIES && hm->intend[idx]) {
-			apply(n, hm->intend[idx]);
+		} else if (idx < DDSM_TXH_ENTRIES) {
+			if (hm->intend[idx])
+				apply(n, hm->intend[idx]);
 			drop_intend(hm, idx);
 		}
 	}
@@ -209,13 +224,6 @@ void ddsm_tx_home_abort(struct ddsm_node *n, u64 txid)
 	mutex_unlock(&hm->lock);
 }
 
-/* Bound on a verdict: the coordinator's own waits, then its death. */
-static unsigned long doubt_bound(struct ddsm_node *n)
-{
-	return msecs_to_jiffies(ddsm_fault_timeout_ms() +
-				2 * n->params.peer_timeout_ms);
-}
-
 static u64 participants(struct page *intend)
 {
 	const void *p = kmap_local_page(intend);
@@ -225,6 +233,24 @@ static u64 participants(struct page *intend)
 	return set;
 }
 
+/* Hold the commit at @idx in doubt (txfate.h); home->lock held. */
+static void hold_in_doubt(struct ddsm_node *n, struct ddsm_txhome *hm,
+			  u32 idx)
+{
+	struct ddsm_txheld *d = &hm->doubt[idx];
+	u64 txid = hm->entries[idx].txid;
+
+	if (d->on || !hm->intend[idx])
+		return;
+	d->on = true;
+	d->parts = participants(hm->intend[idx]);
+	d->since = jiffies;
+	d->logged = jiffies;
+	ddsm_txd_start(&d->d, d->parts, n->space.node_id,
+		       ddsm_txid_unpack(txid).node);
+	atomic64_inc(&n->tx->home_in_doubt);
+}
+
 /*
  * Decide the commits held in doubt that can be decided, and gather the
  * queries the others still need; home->lock held.  Returns how many
@@ -232,43 +258,46 @@ static u64 participants(struct page *intend)
  */
 static u32 settle_doubts(struct ddsm_node *n, struct ddsm_txhome *hm)
 {
+	unsigned long every = msecs_to_jiffies(ddsm_fault_timeout_ms());
 	u32 i, nq = 0;
 
 	for (i = 0; i < hm->h.nr; i++) {
-		struct ddsm_txdoubt *d = &hm->doubt[i];
+		struct ddsm_txheld *d = &hm->doubt[i];
 		u64 txid = hm->entries[i].txid;
 		enum ddsm_txh_verdict v;
+		bool forward;
 
 		if (!d->on)
 			continue;
-		v = ddsm_txh_verdict(d->validated, d->ask);
-		if (v == DDSM_TXH_V_WAIT &&
-		    time_after(jiffies, d->since + doubt_bound(n))) {
-			pr_err("ddsm: tx %#llx: no verdict from nodes %#llx in %u ms: rolled back\n",
-			       txid, d->ask,
-			       jiffies_to_msecs(doubt_bound(n)));
-			v = DDSM_TXH_V_BACK;
-		}
+		v = ddsm_txd_verdict(&d->d);
 		if (v == DDSM_TXH_V_WAIT) {
+			if (time_after(jiffies, d->logged + every)) {
+				d->logged = jiffies;
+				pr_warn("ddsm: tx %#llx held in doubt for %u s: no answer yet from nodes %#llx\n",
+					txid, jiffies_to_msecs(jiffies - d->since) / 1000,
+					ddsm_txd_to_ask(&d->d));
+			}
 			hm->queries[nq].txid = txid;
 			hm->queries[nq].unit = hm->unit[i];
-			hm->queries[nq].ask = d->ask;
+			hm->queries[nq].ask = ddsm_txd_to_ask(&d->d);
+			hm->queries[nq].parts = d->parts;
 			nq++;
 			continue;
 		}
-		d->on = false;
-		if (v == DDSM_TXH_V_FORWARD) {
-			ddsm_txh_validate(&hm->h, txid);
-			if (hm->intend[i])
-				apply(n, hm->intend[i]);
-			atomic64_inc(&n->tx->home_rollforwards);
-		} else {
-			ddsm_txh_abort(&hm->h, txid);
-			atomic64_inc(&n->tx->home_rollbacks);
+		forward = v == DDSM_TXH_V_FORWARD;
+		if (ddsm_txh_decide(&hm->h, txid, forward)) {
+			WARN_ON_ONCE(1);
+			d->on = false;
+			continue;
 		}
+		if (forward && hm->intend[i])
+			apply(n, hm->intend[i]);
+		atomic64_inc(forward ? &n->tx->home_rollforwards :
+				       &n->tx->home_rollbacks);
+		pr_info("ddsm: tx %#llx held in doubt %u ms: rolled %s\n",
+			txid, jiffies_to_msecs(jiffies - d->since),
+			forward ? "forward" : "back");
 		drop_intend(hm, i);
-		pr_info("ddsm: tx %#llx of a dead coordinator: rolled %s\n",
-			txid, v == DDSM_TXH_V_FORWARD ? "forward" : "back");
 	}
 	return nq;
 }
@@ -293,8 +322,11 @@ static void doubt_work(struct work_struct *w)
 				.requester = (u16)n->space.node_id,
 				.unit = hm->queries[i].unit,
 				.copyset = hm->queries[i].txid,
+				/* Its part is asked of a participant only. */
+				.acks = !!(hm->queries[i].parts & BIT_ULL(p)),
 			};
 
+			/* One that cannot be reached now is asked next time. */
 			if (hm->queries[i].ask & BIT_ULL(p))
 				ddsm_send_msg(n, &m, NULL);
 		}
@@ -307,17 +339,15 @@ static void doubt_work(struct work_struct *w)
 
 /*
  * A peer went down.  Its running transactions and tombstones are
- * forgotten.  A commit of it locked here may have been validated at
- * another participant already (it died between two Validations), or at
- * none (then it never happened: Validation follows the last ACK): held
- * in doubt, the other participants named in its Intend are asked, and
- * it is rolled forward or back by their answers (txhome.h, verdict).
- * A participant that goes down can answer no more.
+ * forgotten (it aborts what still runs; the history refuses an Intend of
+ * one of them sent again).  A commit of it locked here is held in doubt
+ * and settled with its node and the other participants (txfate.h): it
+ * may have been applied elsewhere, it may be the decision already, or it
+ * may never be, and only they can tell.
  */
 void ddsm_tx_home_peer_down(struct ddsm_node *n, u32 node)
 {
 	struct ddsm_txhome *hm = &n->tx->home;
-	u64 me = BIT_ULL(n->space.node_id);
 	bool doubts = false;
 	u32 i;
 
@@ -325,30 +355,18 @@ void ddsm_tx_home_peer_down(struct ddsm_node *n, u32 node)
 	hm->down |= BIT_ULL(node);
 	for (i = 0; i < hm->h.nr; i++) {
 		struct ddsm_txh_entry *e = &hm->entries[i];
-		struct ddsm_txdoubt *d = &hm->doubt[i];
 
-		if (e->state == DDSM_TXH_FREE)
+		if (e->state == DDSM_TXH_FREE ||
+		    ddsm_txid_unpack(e->txid).node != node)
 			continue;
-		if (ddsm_txid_unpack(e->txid).node != node) {
-			if (d->on) {
-				d->ask &= ~BIT_ULL(node);
-				doubts = true;
-			}
-			continue;
-		}
 		if (e->state == DDSM_TXH_LOCKED && hm->intend[i]) {
-			d->on = true;
-			d->validated = false;
-			d->since = jiffies;
-			d->ask = participants(hm->intend[i]) & ~me &
-				 ~BIT_ULL(node) & ~hm->down;
-			atomic64_inc(&n->tx->home_in_doubt);
+			hold_in_doubt(n, hm, i);
 			doubts = true;
 			continue;
 		}
-		/* Locked, no Intend page (WARN in ddsm_tx_home_intend()): undone. */
-		if (e->state == DDSM_TXH_LOCKED)
-			atomic64_inc(&n->tx->home_rollbacks);
+		/* Locked, no Intend page (the WARN in ddsm_tx_home_intend). */
+		if (WARN_ON_ONCE(e->state == DDSM_TXH_LOCKED))
+			continue;
 		drop_intend(hm, i);
 		ddsm_txh_abort(&hm->h, e->txid);
 	}
@@ -357,20 +375,20 @@ void ddsm_tx_home_peer_down(struct ddsm_node *n, u32 node)
 	mutex_unlock(&hm->lock);
 }
 
-void ddsm_tx_resume(struct ddsm_node *n)
+void ddsm_tx_home_doubt_own(struct ddsm_node *n, u64 txid)
 {
-	mutex_lock(&n->tx->home.lock);
-	n->tx->home.quiet = false;
-	mutex_unlock(&n->tx->home.lock);
-}
+	struct ddsm_txhome *hm = &n->tx->home;
+	u32 idx;
 
-void ddsm_tx_quiesce(struct ddsm_node *n)
-{
-	ddsm_tx_owed_stop(n, true);
-	mutex_lock(&n->tx->home.lock);
-	n->tx->home.quiet = true;
-	mutex_unlock(&n->tx->home.lock);
-	cancel_delayed_work_sync(&n->tx->home.doubt_work);
+	mutex_lock(&hm->lock);
+	idx = entry_index(hm, txid);
+	if (idx < DDSM_TXH_ENTRIES &&
+	    hm->entries[idx].state == DDSM_TXH_LOCKED) {
+		hold_in_doubt(n, hm, idx);
+		if (!hm->quiet)
+			mod_delayed_work(system_wq, &hm->doubt_work, 0);
+	}
+	mutex_unlock(&hm->lock);
 }
 
 void ddsm_tx_home_peer_up(struct ddsm_node *n, u32 node)
@@ -379,14 +397,22 @@ void ddsm_tx_home_peer_up(struct ddsm_node *n, u32 node)
 
 	mutex_lock(&hm->lock);
 	hm->down &= ~BIT_ULL(node);
+	/* Those held in doubt ask the one that came back at once. */
+	if (!hm->quiet)
+		mod_delayed_work(system_wq, &hm->doubt_work, 0);
 	mutex_unlock(&hm->lock);
 }
 
-/* Another participant asks what became of a transaction here. */
+/*
+ * A participant holding a commit in doubt asks what became of it here:
+ * this home's part if it is asked as a participant, and this node's
+ * decision if it coordinated it.
+ */
 static void serve_query(struct ddsm_node *n, const struct ddsm_msg *q)
 {
 	struct ddsm_txhome *hm = &n->tx->home;
 	u16 coord = ddsm_txid_unpack(q->copyset).node;
+	u8 home = DDSM_TXH_O_NONE;
 	struct ddsm_msg m = {
 		.type = DDSM_MSG_TX_OUTCOME,
 		.src = (u16)n->space.node_id,
@@ -396,32 +422,32 @@ static void serve_query(struct ddsm_node *n, const struct ddsm_msg *q)
 		.copyset = q->copyset,
 	};
 
-	mutex_lock(&hm->lock);
-	m.acks = ddsm_txh_outcome(&hm->h, q->copyset,
-				  hm->down & BIT_ULL(coord));
-	mutex_unlock(&hm->lock);
+	if (q->acks) {
+		mutex_lock(&hm->lock);
+		home = ddsm_txh_outcome(&hm->h, q->copyset,
+					hm->down & BIT_ULL(coord));
+		mutex_unlock(&hm->lock);
+	}
+	m.acks = ddsm_txf_pack(home, coord == n->space.node_id ?
+				     ddsm_tx_coord_answer(n, q->copyset) :
+				     DDSM_TXF_C_NONE);
 	ddsm_send_msg(n, &m, NULL);
 }
 
-/* A participant's answer about a commit held in doubt here. */
+/* An answer about a commit held in doubt here. */
 static void take_outcome(struct ddsm_node *n, const struct ddsm_msg *m)
 {
 	struct ddsm_txhome *hm = &n->tx->home;
-	struct ddsm_txdoubt *d;
+	struct ddsm_txheld *d;
 	bool decided = false;
 	u32 idx;
 
 	mutex_lock(&hm->lock);
 	idx = entry_index(hm, m->copyset);
 	d = idx < DDSM_TXH_ENTRIES ? &hm->doubt[idx] : NULL;
-	if (d && d->on) {
-		if (m->acks == DDSM_TXH_O_VALIDATED)
-			d->validated = true;
-		else if (m->acks != DDSM_TXH_O_LOCKED)
-			d->ask &= ~BIT_ULL(m->src);
-		decided = ddsm_txh_verdict(d->validated, d->ask) !=
-			  DDSM_TXH_V_WAIT;
-	}
+	if (d && d->on)
+		decided = ddsm_txd_take(&d->d, m->src, m->acks & 0xff,
+					m->acks >> 8) != DDSM_TXH_V_WAIT;
 	if (decided && !hm->quiet)
 		mod_delayed_work(system_wq, &hm->doubt_work, 0);
 	mutex_unlock(&hm->lock);
@@ -492,9 +518,20 @@ static void serve_read_many(struct ddsm_node *n, const struct ddsm_msg *m,
 	for (i = 0; nval > 0 && i < nval; i++)
 		val[i] = ddsm_txb_req_val(p, i);
 	kunmap_local(p);
-	/* Validations that rode along first, as if they had come alone. */
-	if (nval > 0)
-		ddsm_tx_home_validate_many(n, val, nval);
+	/*
+	 * Validations that rode along first, as if they had come alone: only
+	 * the sender's own transactions (a standalone TX_VALIDATE is checked
+	 * so by msg.c), or any peer could release another's lock.
+	 */
+	used = nval > 0 ? ddsm_txb_own_vals(val, nval, m->src) : 0;
+	if (nval > 0 && used < nval) {
+		atomic64_add(nval - used, &n->tx->validations_refused);
+		pr_warn_ratelimited("ddsm: node %u sent %u Validations of other coordinators' transactions: refused\n",
+				    m->src, nval - used);
+	}
+	if (used)
+		ddsm_tx_home_validate_many(n, val, used);
+	used = ddsm_txb_ans_len(0);
 	if (nr < 0) {
 		pr_warn_ratelimited("ddsm: tx %#llx: malformed TX_READ_MANY from node %u\n",
 				    m->copyset, m->src);
@@ -561,13 +598,8 @@ static void free_home(struct ddsm_txhome *hm)
 	kfree(hm->queries);
 }
 
-int ddsm_tx_init(struct ddsm_node *n)
+int ddsm_tx_home_init(struct ddsm_node *n, struct ddsm_txs *t)
 {
-	struct ddsm_txs *t = kzalloc(sizeof(*t), GFP_KERNEL);
-	u32 i;
-
-	if (!t)
-		return -ENOMEM;
 	t->home.entries = vzalloc(array_size(DDSM_TXH_ENTRIES,
 					     sizeof(*t->home.entries)));
 	t->home.intend = kcalloc(DDSM_TXH_ENTRIES, sizeof(*t->home.intend),
@@ -583,7 +615,6 @@ int ddsm_tx_init(struct ddsm_node *n)
 	if (!t->home.entries || !t->home.intend || !t->home.unit ||
 	    !t->home.doubt || !t->home.queries || !t->home.hist) {
 		free_home(&t->home);
-		kfree(t);
 		return -ENOMEM;
 	}
 	ddsm_txh_init(&t->home.h, t->home.entries, DDSM_TXH_ENTRIES);
@@ -593,29 +624,25 @@ int ddsm_tx_init(struct ddsm_node *n)
 	INIT_DELAYED_WORK(&t->home.doubt_work, doubt_work);
 	t->home.node = n;
 	mutex_init(&t->home.lock);
-	mutex_init(&t->regions_lock);
-	spin_lock_init(&t->lock);
-	ddsm_stash_init(&t->stash);
-	ddsm_tx_owed_init(t);
-	for (i = 0; i < DDSM_TX_SLOTS; i++)
-		t->last[i].id.slot = (u16)i;
-	n->tx = t;
 	return 0;
 }
 
-void ddsm_tx_free(struct ddsm_node *n)
+/* The work is stopped first (ddsm_tx_home_quiesce()). */
+void ddsm_tx_home_free(struct ddsm_txs *t)
 {
-	struct ddsm_txs *t = n->tx;
 	u32 i;
 
-	if (!t)
-		return;
 	cancel_delayed_work_sync(&t->home.doubt_work);
-	ddsm_tx_owed_stop(n, false);
 	for (i = 0; i < DDSM_TXH_ENTRIES; i++)
 		drop_intend(&t->home, i);
-	ddsm_stash_drain(&t->stash);
 	free_home(&t->home);
-	kfree(t);
-	n->tx = NULL;
+}
+
+void ddsm_tx_home_quiesce(struct ddsm_node *n, bool quiet)
+{
+	mutex_lock(&n->tx->home.lock);
+	n->tx->home.quiet = quiet;
+	mutex_unlock(&n->tx->home.lock);
+	if (quiet)
+		cancel_delayed_work_sync(&n->tx->home.doubt_work);
 }

@@ -9,6 +9,7 @@
  */
 #include <linux/delay.h>
 #include <linux/highmem.h>
+#include <linux/sched/signal.h>
 #include <linux/jiffies.h>
 #include <linux/wait.h>
 #include "../node/node.h"
@@ -52,8 +53,10 @@ int ddsm_tx_read_once(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
 			   NULL, 0);
 	if (ret)
 		return -EHOSTDOWN;
-	left = wait_event_timeout(t->wait, READ_ONCE(t->done) ||
-				  READ_ONCE(t->doomed), wait_ms());
+	left = wait_event_killable_timeout(t->wait, READ_ONCE(t->done) ||
+					   READ_ONCE(t->doomed), wait_ms());
+	if (left == -ERESTARTSYS)
+		return -EINTR;
 	spin_lock(&ts->lock);
 	ret = t->done ? t->err : t->doomed ? -ECANCELED : -ETIMEDOUT;
 	spin_unlock(&ts->lock);
@@ -111,9 +114,11 @@ static int read_ahead(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
 	if (!r)
 		return -ENOENT;
 	left = (long)(t->ahead_until - jiffies);
-	if (left > 0)
-		wait_event_timeout(t->wait, READ_ONCE(r->done) ||
-				   READ_ONCE(t->doomed), left);
+	if (left > 0 &&
+	    wait_event_killable_timeout(t->wait, READ_ONCE(r->done) ||
+					READ_ONCE(t->doomed),
+					left) == -ERESTARTSYS)
+		return -EINTR;
 	spin_lock(&ts->lock);
 	ret = r->done ? r->err : t->doomed ? -ECANCELED : -ETIMEDOUT;
 	spin_unlock(&ts->lock);
@@ -142,7 +147,8 @@ int ddsm_tx_read_unit(struct ddsm_node *n, struct ddsm_tx *t, u64 unit,
 	}
 	if (ret == -ENOENT)
 		ret = ddsm_tx_read_once(n, t, unit, first, last);
-	while (ret == -EAGAIN && ++tries < DDSM_TX_READ_TRIES) {
+	while (ret == -EAGAIN && ++tries < DDSM_TX_READ_TRIES &&
+	       !fatal_signal_pending(current)) {
 		atomic64_inc(&n->tx->read_retries);
 		usleep_range(100, 200);
 		ret = ddsm_tx_read_once(n, t, unit, first, last);
@@ -227,7 +233,8 @@ static u64 homes_to_confirm(u64 homes, u64 early)
 /* -ECANCELED, or @ret itself for a bad call; *@reason says why. */
 int ddsm_tx_read_failed(struct ddsm_tx *t, int ret, u8 *reason)
 {
-	if (ret == -EINVAL || ret == -E2BIG || ret == -ENOMEM)
+	if (ret == -EINVAL || ret == -E2BIG || ret == -ENOMEM ||
+	    ret == -EINTR)
 		return ret;
 	*reason = t->doomed ? t->reason : reason_of(ret);
 	return -ECANCELED;

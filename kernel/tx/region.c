@@ -2,7 +2,9 @@
 /*
  * Transactional regions (docs/transactions.md): ranges of the global
  * space whose data only HADES transactions read and write.  mmap of a
- * range overlapping one is refused (EACCES), so their data never enters
+ * range overlapping one is refused (EACCES), a range mapped or cached
+ * here cannot become one (EBUSY), and a home refuses a coherence request
+ * for one of their units (node/rx.c), so their data never enters
  * coherence and the committed copy is always the home's frame.  Kept in
  * memory, declared the same way on every node.
  */
@@ -45,15 +47,42 @@ bool ddsm_tx_region_holds(struct ddsm_node *n, u64 gaddr, u64 len)
 	return in;
 }
 
-/* A unit already cached or mapped here would keep a coherent copy. */
+/*
+ * A unit already cached here, or mapped in some process (faulted or
+ * not), would keep or get a coherent copy.
+ */
 static bool touched(struct ddsm_node *n, u64 gaddr, u64 len)
 {
 	u64 u;
 
+	if (ddsm_mm_mapped(n, gaddr, len))
+		return true;
 	for (u = ddsm_gaddr_unit(gaddr); u < ddsm_gaddr_unit(gaddr + len); u++)
 		if (READ_ONCE(ddsm_cache_line(&n->cache, u)->state) != DDSM_C_I)
 			return true;
 	return false;
+}
+
+/*
+ * mmap's side: its check against the regions and the VMA's set-up under
+ * the same lock as a region's declaration, so neither slips in between
+ * the other's check and its effect.
+ */
+int ddsm_tx_region_mmap(struct ddsm_node *n, struct vm_area_struct *vma,
+			u64 off, u64 len)
+{
+	struct ddsm_txs *t = n->tx;
+	int ret = 0;
+	u32 i;
+
+	mutex_lock(&t->regions_lock);
+	for (i = 0; i < t->nr_regions && !ret; i++)
+		if (overlap(off, len, t->regions[i].gaddr, t->regions[i].len))
+			ret = -EACCES;
+	if (!ret)
+		ddsm_mm_setup_vma(n, vma);
+	mutex_unlock(&t->regions_lock);
+	return ret;
 }
 
 /*

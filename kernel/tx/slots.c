@@ -9,6 +9,7 @@
 #include <linux/highmem.h>
 #include <linux/printk.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include "../node/node.h"
 #include "tx.h"
 #include "coord.h"
@@ -42,9 +43,11 @@ void ddsm_tx_squash(struct ddsm_node *n, u64 txid)
 	if (t) {
 		int r = ddsm_txc_squash(&t->c, txid);
 
-		if (r == DDSM_TXC_ABORTED)
+		if (r == DDSM_TXC_ABORTED) {
 			ddsm_tx_doom(ts, t, DDSM_TX_SQUASHED);
-		else if (r < 0)
+			if (t->detached)
+				queue_work(system_wq, &ts->detached_work);
+		} else if (r < 0)
 			pr_warn_ratelimited("ddsm: tx %#llx: squash after its last ACK\n",
 					    txid);
 	}
@@ -59,6 +62,9 @@ void ddsm_tx_answered(struct ddsm_txs *ts, struct ddsm_tx *t, u32 home,
 
 	if (r == DDSM_TXC_ABORTED && !ack)
 		ddsm_tx_doom(ts, t, DDSM_TX_NACKED);
+	/* A commit its caller gave up on is ended by the work (commit.c). */
+	if (t->detached && (r == DDSM_TXC_COMMITTED || r == DDSM_TXC_ABORTED))
+		queue_work(system_wq, &ts->detached_work);
 	wake_up_all(&t->wait);
 }
 
@@ -201,6 +207,12 @@ out:
 	spin_unlock(&ts->lock);
 }
 
+/*
+ * A home went down.  A transaction that still runs and involves it aborts
+ * (no Intend went out); a commit waiting for its answer does not: the
+ * home may hold the lock, which is the decision (txfate.h), so the Intend
+ * goes again once it is back.
+ */
 void ddsm_tx_coord_peer_down(struct ddsm_node *n, u32 node)
 {
 	struct ddsm_txs *ts = n->tx;
@@ -210,11 +222,72 @@ void ddsm_tx_coord_peer_down(struct ddsm_node *n, u32 node)
 	for (i = 0; i < DDSM_TX_SLOTS; i++) {
 		struct ddsm_tx *t = ts->slot[i];
 
-		if (t && (t->c.involved & BIT_ULL(node)) &&
-		    t->c.state != DDSM_TXC_COMMITTED)
+		if (t && ddsm_txc_lost(&t->c, node) == DDSM_TXC_ABORTED &&
+		    t->c.why == DDSM_TXC_LOST)
 			ddsm_tx_doom(ts, t, DDSM_TX_PEER_DOWN);
 	}
 	spin_unlock(&ts->lock);
+}
+
+/* A home is back: whoever owns a commit that waits for it sends again. */
+void ddsm_tx_coord_peer_up(struct ddsm_node *n, u32 node)
+{
+	struct ddsm_txs *ts = n->tx;
+	bool detached = false;
+	u32 i;
+
+	spin_lock(&ts->lock);
+	for (i = 0; i < DDSM_TX_SLOTS; i++) {
+		struct ddsm_tx *t = ts->slot[i];
+
+		if (!t || !(t->c.resend & BIT_ULL(node)))
+			continue;
+		t->back |= BIT_ULL(node);
+		detached |= t->detached;
+		wake_up_all(&t->wait);
+	}
+	spin_unlock(&ts->lock);
+	if (detached)
+		queue_work(system_wq, &ts->detached_work);
+}
+
+u8 ddsm_tx_coord_answer(struct ddsm_node *n, u64 txid)
+{
+	struct ddsm_txid id = ddsm_txid_unpack(txid);
+	struct ddsm_txs *ts = n->tx;
+	struct ddsm_tx *t;
+	u32 running = 0;
+	u8 ans;
+
+	if (id.node != tx_self(n) || id.gen != ts->gen ||
+	    id.slot >= DDSM_TX_SLOTS)
+		return DDSM_TXF_C_NONE;
+	spin_lock(&ts->lock);
+	t = ts->slot[id.slot];
+	if (t && (t->c.state == DDSM_TXC_RUNNING ||
+		  t->c.state == DDSM_TXC_COMMITTING))
+		running = t->c.id.epoch;
+	ans = ddsm_txmem_answer(&ts->mem[id.slot], id.epoch, running);
+	spin_unlock(&ts->lock);
+	return ans;
+}
+
+long ddsm_tx_outcome(struct ddsm_node *n, struct ddsm_tx_arg *a)
+{
+	if (a->gaddr || a->buf || a->len || a->flags || a->reserved)
+		return -EINVAL;
+	switch (ddsm_tx_coord_answer(n, a->txid)) {
+	case DDSM_TXF_C_COMMITTED:
+		a->reason = DDSM_TX_COMMITTED;
+		return 0;
+	case DDSM_TXF_C_ABORTED:
+		a->reason = DDSM_TX_TIMEOUT;
+		return -ECANCELED;
+	case DDSM_TXF_C_RUNNING:
+		return -EINPROGRESS;
+	default:
+		return -ENOENT;
+	}
 }
 
 /* @data_len bytes of @data (an Intend's payload) go with it. */

@@ -24,6 +24,7 @@
 #include <uapi/linux/ddsm.h>
 #include "../proto/txhome.h"
 #include "../proto/txcoord.h"
+#include "../proto/txfate.h"
 #include "pagestash.h"
 
 #define DDSM_TX_SLOTS		64	/* running transactions per node */
@@ -88,6 +89,14 @@ struct ddsm_tx {
 	unsigned long ahead_until;	/* jiffies: their answers' bound */
 	struct ddsm_txahead ahead[DDSM_TX_READV_MAX];
 	u64 home_unit[DDSM_MAX_NODES];	/* a unit at each involved home */
+	/*
+	 * The commit's Intends, kept until every home answered, so that one
+	 * lost with a connection goes again (txfate.h).
+	 */
+	struct page *intend[DDSM_MAX_NODES];
+	u32 intend_len[DDSM_MAX_NODES];
+	bool detached;			/* its caller was told "in doubt" */
+	u64 back;			/* homes back since it waited (txs->lock) */
 	u32 nw;
 	u32 wused;
 	struct {
@@ -99,15 +108,16 @@ struct ddsm_tx {
 };
 
 /*
- * A dead coordinator's commit held locked here until the survivors'
- * verdict (txhome.h): which participants are still asked, and whether
- * one of them applied it.
+ * A commit held locked here whose coordinator this home lost: decided by
+ * what its coordinator's node and the other participants answer
+ * (txfate.h), never by a timeout.
  */
-struct ddsm_txdoubt {
+struct ddsm_txheld {
 	bool on;
-	bool validated;
-	u64 ask;
+	struct ddsm_txdoubt d;
+	u64 parts;			/* its participants (the Intend's) */
 	unsigned long since;		/* jiffies */
+	unsigned long logged;		/* jiffies of the last "still waiting" */
 };
 
 /* A query to send, gathered under the home lock. */
@@ -115,6 +125,7 @@ struct ddsm_txquery {
 	u64 txid;
 	u64 unit;
 	u64 ask;
+	u64 parts;
 };
 
 /* The home side (home.c). */
@@ -124,7 +135,7 @@ struct ddsm_txhome {
 	struct ddsm_txh_entry *entries;
 	struct page **intend;		/* per entry: its Intend, until decided */
 	u64 *unit;			/* per entry: the unit its Intend named */
-	struct ddsm_txdoubt *doubt;	/* per entry */
+	struct ddsm_txheld *doubt;	/* per entry */
 	struct ddsm_txh_hist *hist;	/* DDSM_MAX_NODES x DDSM_TX_SLOTS */
 	struct ddsm_txquery *queries;	/* DDSM_TXH_ENTRIES, for the work */
 	u64 down;			/* peers down here */
@@ -141,9 +152,12 @@ struct ddsm_txowed {
 };
 
 struct ddsm_txs {
-	spinlock_t lock;		/* slot, last, and each slot's reply state */
+	spinlock_t lock;		/* slot, last, mem, each slot's reply state */
 	struct ddsm_tx *slot[DDSM_TX_SLOTS];
 	struct ddsm_txc last[DDSM_TX_SLOTS];	/* each slot's last epoch */
+	struct ddsm_txmem mem[DDSM_TX_SLOTS];	/* each slot's decisions */
+	u8 gen;				/* this load's incarnation (txid.h) */
+	struct work_struct detached_work;	/* ends decided detached ones */
 	struct ddsm_pagestash stash;	/* requests', answers', Intends' pages */
 	struct ddsm_txowed owed[DDSM_TX_OWED];	/* under lock, oldest first */
 	u32 nowed;
@@ -161,6 +175,7 @@ struct ddsm_txs {
 	atomic64_t home_rollbacks, home_rollforwards, home_in_doubt;
 	atomic64_t fallbacks, reads_ahead, read_batches, validations_carried;
 	atomic64_t readv_confirms;
+	atomic64_t commits_in_doubt, intends_again, validations_refused;
 };
 
 int ddsm_tx_init(struct ddsm_node *n);
@@ -178,6 +193,10 @@ bool ddsm_tx_region_overlaps(struct ddsm_node *n, u64 gaddr, u64 len);
 bool ddsm_tx_region_holds(struct ddsm_node *n, u64 gaddr, u64 len);
 int ddsm_tx_region_add(struct ddsm_node *n,
 		       const struct ddsm_tx_region_arg *a);
+struct vm_area_struct;
+/* mmap: refused (EACCES) over a region, else the VMA is set up. */
+int ddsm_tx_region_mmap(struct ddsm_node *n, struct vm_area_struct *vma,
+			u64 off, u64 len);
 
 /* home.c: a home's side.  Each returns the answer's errno (0: ACK). */
 /*
@@ -198,6 +217,12 @@ void ddsm_tx_home_rx(struct ddsm_node *n, const struct ddsm_msg *m,
 		     struct page *data, u32 data_len);
 void ddsm_tx_home_peer_down(struct ddsm_node *n, u32 node);
 void ddsm_tx_home_peer_up(struct ddsm_node *n, u32 node);
+/* Its coordinator here gave up waiting for @txid: settle this part too. */
+void ddsm_tx_home_doubt_own(struct ddsm_node *n, u64 txid);
+/* home.c's part of ddsm_tx_init()/ddsm_tx_free() and quiesce (coord.c). */
+int ddsm_tx_home_init(struct ddsm_node *n, struct ddsm_txs *t);
+void ddsm_tx_home_free(struct ddsm_txs *t);
+void ddsm_tx_home_quiesce(struct ddsm_node *n, bool quiet);
 
 /*
  * The coordinator's side: slots.c (what reaches a transaction), coord.c
@@ -208,6 +233,12 @@ void ddsm_tx_coord_rx(struct ddsm_node *n, const struct ddsm_msg *m,
 /* A home doomed @txid (a message, or this node's own home side). */
 void ddsm_tx_squash(struct ddsm_node *n, u64 txid);
 void ddsm_tx_coord_peer_down(struct ddsm_node *n, u32 node);
+/* @node is back: Intends it did not answer go again. */
+void ddsm_tx_coord_peer_up(struct ddsm_node *n, u32 node);
+/* This node as the coordinator of @txid: enum ddsm_txf_coord. */
+u8 ddsm_tx_coord_answer(struct ddsm_node *n, u64 txid);
+/* DDSM_IOC_TX_OUTCOME: what became of @a->txid, coordinated here. */
+long ddsm_tx_outcome(struct ddsm_node *n, struct ddsm_tx_arg *a);
 /*
  * The ioctls: @f is the file's transaction state; @buf holds a READ's or a
  * WRITE's a->len bytes (the caller copies them from or to user memory

@@ -182,7 +182,7 @@ static void bloom_members_always_hit(struct kunit *test)
 
 static void txid_roundtrip_and_epochs(struct kunit *test)
 {
-	struct ddsm_txid a = { .node = 63, .slot = 511, .epoch = 0xfffffffe };
+	struct ddsm_txid a = { .node = 63, .gen = 0xa5, .slot = 255, .epoch = 0xfffffffe };
 	struct ddsm_txid b = ddsm_txid_unpack(ddsm_txid_pack(a));
 
 	KUNIT_EXPECT_TRUE(test, ddsm_txid_same(a, b));

@@ -5,7 +5,7 @@
  */
 #include <kunit/test.h>
 #include "../../kernel/proto/msg.h"
-#include "../../kernel/proto/txhome.h"
+#include "../../kernel/proto/txfate.h"
 #include "../../kernel/proto/txid.h"
 
 #define NODES	3
@@ -482,11 +482,17 @@ static void msg_tx_roles(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, "TX_SQUASH",
 			   ddsm_msg_type_name(DDSM_MSG_TX_SQUASH));
 
-	/* Between participants, about node 2's transaction: unit 3 is node 0's. */
+	/*
+	 * Between a participant in doubt and another node, about node 2's
+	 * transaction: unit 3 is node 0's.  The coordinator's node may ask
+	 * and be asked too (txfate.h).
+	 */
 	m = (struct ddsm_msg){
 		.type = DDSM_MSG_TX_QUERY, .src = 0, .dst = 1, .requester = 0,
 		.unit = 3, .copyset = ddsm_txid_pack(id),
 	};
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
+	m.acks = 1;					/* asked as a participant */
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
 	m.unit = 4;					/* not the asker's */
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
@@ -496,20 +502,28 @@ static void msg_tx_roles(struct kunit *test)
 	m.acks = 0;
 	id.node = 0;					/* the asker's own */
 	m.copyset = ddsm_txid_pack(id);
-	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
 	id.node = 1;					/* ours */
+	m.copyset = ddsm_txid_pack(id);
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
+	id.node = 9;					/* no such node */
 	m.copyset = ddsm_txid_pack(id);
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
 	id.node = 2;
 	m = (struct ddsm_msg){
 		.type = DDSM_MSG_TX_OUTCOME, .src = 0, .dst = 1, .requester = 1,
-		.unit = 4, .acks = DDSM_TXH_O_VALIDATED,
+		.unit = 4, .acks = ddsm_txf_pack(DDSM_TXH_O_VALIDATED,
+						 DDSM_TXF_C_NONE),
 		.copyset = ddsm_txid_pack(id),
 	};
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
+	m.acks = ddsm_txf_pack(DDSM_TXH_O_NONE, DDSM_TXF_C_COMMITTED);
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_OK, roundtrip(c, &m, 0));
 	m.acks = 0;					/* no answer */
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
 	m.acks = DDSM_TXH_O_NR;
+	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
+	m.acks = ddsm_txf_pack(DDSM_TXH_O_NOT, DDSM_TXF_C_NR);
 	KUNIT_EXPECT_EQ(test, DDSM_MSG_BAD_NODE, roundtrip(c, &m, 0));
 	m.acks = DDSM_TXH_O_NOT;
 	m.unit = 3;					/* not ours */

@@ -71,7 +71,7 @@ static void tx_squash_races_ack(struct kunit *test)
 	u32 nd;
 
 	ddsm_txh_init(&h, ent, SLOTS);
-	ddsm_txc_begin(&reader, 1, 0);
+	ddsm_txc_begin(&reader, 1, 1, 0);
 	rid = ddsm_txid_pack(reader.id);
 	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_read(&h, rid, 7, 7));
 	ddsm_txc_touch(&reader, 0);
@@ -96,10 +96,10 @@ static void tx_epochs(struct kunit *test)
 	u64 old, to;
 	u32 i;
 
-	ddsm_txc_begin(&t, 2, 3);
+	ddsm_txc_begin(&t, 2, 1, 3);
 	old = ddsm_txid_pack(t.id);
 	KUNIT_EXPECT_EQ(test, (int)DDSM_TXC_ABORTED, ddsm_txc_abort(&t));
-	ddsm_txc_begin(&t, 2, 3);
+	ddsm_txc_begin(&t, 2, 1, 3);
 	KUNIT_EXPECT_NE(test, old, ddsm_txid_pack(t.id));
 	KUNIT_EXPECT_EQ(test, (int)DDSM_TXC_RUNNING, ddsm_txc_squash(&t, old));
 	ddsm_txc_touch(&t, 4);
@@ -168,10 +168,16 @@ static void tx_outcome(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_abort(&h, txid_at(8)));
 	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_O_NOT,
 			(int)ddsm_txh_outcome(&h, txid_at(8), false));
-	/* Its coordinator down here: nothing more comes, no tombstone. */
+	/*
+	 * Its coordinator down here: it may come back and send the Intend
+	 * again, so NOT needs the tombstone all the same.
+	 */
 	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_O_NOT,
 			(int)ddsm_txh_outcome(&h, txid_at(9), true));
-	KUNIT_EXPECT_PTR_EQ(test, NULL, ddsm_txh_find(&h, txid_at(9)));
+	KUNIT_EXPECT_PTR_NE(test, NULL, ddsm_txh_find(&h, txid_at(9)));
+	KUNIT_EXPECT_EQ(test, -ESTALE,
+			ddsm_txh_intend(&h, txid_at(9), &r, 1, doomed, 2, &nd));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_abort(&h, txid_at(9)));
 	/* A running reader is doomed by the question. */
 	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_read(&h, txid_at(10), 1, 1));
 	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_O_NOT,
@@ -184,14 +190,77 @@ static void tx_outcome(struct kunit *test)
 	/* 64 epochs on, epoch 5 is too old to tell: ask again. */
 	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_intend(&h, txid_at(80), &r, 1, doomed, 2, &nd));
 	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_validate(&h, txid_at(80)));
-	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_O_LOCKED,
+	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_O_UNKNOWN,
 			(int)ddsm_txh_outcome(&h, txid_at(5), true));
 	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_O_VALIDATED,
 			(int)ddsm_txh_outcome(&h, txid_at(80), true));
+}
 
-	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_V_FORWARD, (int)ddsm_txh_verdict(true, true));
-	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_V_WAIT, (int)ddsm_txh_verdict(false, true));
-	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_V_BACK, (int)ddsm_txh_verdict(false, false));
+/*
+ * An Intend sent again after a connection went down is answered from
+ * what the home holds or remembers; a Validation that comes after a
+ * verdict applied the commit applies nothing.
+ */
+static void tx_intend_again(struct kunit *test)
+{
+	static struct ddsm_txh_entry ent[SLOTS];
+	static struct ddsm_txh_hist hist[4 * 4];
+	struct ddsm_txh h;
+	struct ddsm_tx_range r = { 8, 8 };
+	u64 doomed[2];
+	u32 nd;
+
+	ddsm_txh_init(&h, ent, SLOTS);
+	ddsm_txh_set_hist(&h, hist, 4, 4);
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_intend(&h, txid_at(5), &r, 1, doomed, 2, &nd));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_intend(&h, txid_at(5), &r, 1, doomed, 2, &nd));
+	KUNIT_EXPECT_EQ(test, 0u, nd);
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_decide(&h, txid_at(5), true));
+	KUNIT_EXPECT_EQ(test, -EALREADY,
+			ddsm_txh_intend(&h, txid_at(5), &r, 1, doomed, 2, &nd));
+	KUNIT_EXPECT_EQ(test, -EALREADY, ddsm_txh_validate(&h, txid_at(5)));
+	KUNIT_EXPECT_EQ(test, -EPROTO, ddsm_txh_decide(&h, txid_at(5), true));
+	/* Rolled back here: its Intend again is refused, a Validation too. */
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_intend(&h, txid_at(6), &r, 1, doomed, 2, &nd));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_decide(&h, txid_at(6), false));
+	KUNIT_EXPECT_EQ(test, -ESTALE,
+			ddsm_txh_intend(&h, txid_at(6), &r, 1, doomed, 2, &nd));
+	KUNIT_EXPECT_EQ(test, -EPROTO, ddsm_txh_validate(&h, txid_at(6)));
+	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_O_NOT,
+			(int)ddsm_txh_outcome(&h, txid_at(6), false));
+}
+
+/*
+ * A coordinator that restarted (another incarnation in its ids): the
+ * home's history keeps the old life's answers beside the new one's, and
+ * a new life's transaction frees the old life's leftovers of its slot.
+ */
+static void tx_incarnation(struct kunit *test)
+{
+	static struct ddsm_txh_entry ent[SLOTS];
+	static struct ddsm_txh_hist hist[4 * 4];
+	struct ddsm_txid a = { .node = 2, .gen = 7, .slot = 1, .epoch = 40 };
+	struct ddsm_txid b = { .node = 2, .gen = 8, .slot = 1, .epoch = 3 };
+	struct ddsm_txh h;
+	struct ddsm_tx_range r = { 8, 8 };
+	u64 doomed[2];
+	u32 nd;
+
+	ddsm_txh_init(&h, ent, SLOTS);
+	ddsm_txh_set_hist(&h, hist, 4, 4);
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_intend(&h, ddsm_txid_pack(a), &r, 1, doomed, 2, &nd));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_validate(&h, ddsm_txid_pack(a)));
+	a.epoch = 41;
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_read(&h, ddsm_txid_pack(a), 1, 1));
+	/* The new life: epoch 3 is not "older" than 40, and 41 is freed. */
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_intend(&h, ddsm_txid_pack(b), &r, 1, doomed, 2, &nd));
+	KUNIT_EXPECT_PTR_EQ(test, NULL, ddsm_txh_find(&h, ddsm_txid_pack(a)));
+	KUNIT_EXPECT_EQ(test, 0, ddsm_txh_validate(&h, ddsm_txid_pack(b)));
+	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_O_VALIDATED,
+			(int)ddsm_txh_outcome(&h, ddsm_txid_pack(b), false));
+	a.epoch = 40;
+	KUNIT_EXPECT_EQ(test, (int)DDSM_TXH_O_VALIDATED,
+			(int)ddsm_txh_outcome(&h, ddsm_txid_pack(a), true));
 }
 
 /*
@@ -243,6 +312,8 @@ static struct kunit_case tx_cases[] = {
 	KUNIT_CASE(tx_squash_races_ack),
 	KUNIT_CASE(tx_epochs),
 	KUNIT_CASE(tx_outcome),
+	KUNIT_CASE(tx_intend_again),
+	KUNIT_CASE(tx_incarnation),
 	KUNIT_CASE(tx_pins),
 	{}
 };

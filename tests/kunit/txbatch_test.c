@@ -209,7 +209,27 @@ static void txbatch_answer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, ddsm_txb_ans_check(p, len, r, 3, err, off));
 }
 
+/*
+ * Validations riding on node 2's request: only node 2's own transactions
+ * are kept (issue 15: any peer could release another's lock).
+ */
+static void txbatch_own_validations(struct kunit *test)
+{
+	struct ddsm_txid a = { .node = 2, .gen = 1, .slot = 3, .epoch = 7 };
+	struct ddsm_txid b = { .node = 1, .gen = 1, .slot = 3, .epoch = 7 };
+	struct ddsm_txid c = { .node = 2, .gen = 5, .slot = 0, .epoch = 9 };
+	u64 val[3] = { ddsm_txid_pack(a), ddsm_txid_pack(b),
+		       ddsm_txid_pack(c) };
+
+	KUNIT_EXPECT_EQ(test, 2u, ddsm_txb_own_vals(val, 3, 2));
+	KUNIT_EXPECT_EQ(test, ddsm_txid_pack(a), val[0]);
+	KUNIT_EXPECT_EQ(test, ddsm_txid_pack(c), val[1]);
+	KUNIT_EXPECT_EQ(test, 0u, ddsm_txb_own_vals(val, 2, 0));
+	KUNIT_EXPECT_EQ(test, 0u, ddsm_txb_own_vals(val, 0, 2));
+}
+
 static struct kunit_case txbatch_cases[] = {
+	KUNIT_CASE(txbatch_own_validations),
 	KUNIT_CASE(txbatch_request),
 	KUNIT_CASE(txbatch_request_validations),
 	KUNIT_CASE(txbatch_request_rejects),

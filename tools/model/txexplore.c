@@ -456,7 +456,7 @@ int main(int argc, char **argv)
 			ddsm_txh_init(&w.home[i], w.ent[i], SLOTS);
 		memset(w.writer, -1, sizeof(w.writer));
 		for (i = 0; i < ntx; i++) {
-			ddsm_txc_begin(&w.t[i].c, (u16)i, 0);
+			ddsm_txc_begin(&w.t[i].c, (u16)i, 1, 0);
 			set_program(&w.t[i], rnd(programs));
 		}
 		walk(&w);
@@ -467,7 +467,7 @@ int main(int argc, char **argv)
 			ddsm_txh_init(&w.home[i], w.ent[i], SLOTS);
 		memset(w.writer, -1, sizeof(w.writer));
 		for (x = c, i = 0; i < ntx; i++, x /= programs) {
-			ddsm_txc_begin(&w.t[i].c, (u16)i, 0);
+			ddsm_txc_begin(&w.t[i].c, (u16)i, 1, 0);
 			set_program(&w.t[i], x % programs);
 		}
 		explore(&w);

@@ -28,7 +28,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define DDSM_ABI_VERSION	11
+#define DDSM_ABI_VERSION	12
 #define DDSM_UNIT_SHIFT		12
 #define DDSM_UNIT_SIZE		(1ULL << DDSM_UNIT_SHIFT)
 #define DDSM_MAX_NODES		64
@@ -424,7 +424,19 @@ struct ddsm_tx_region_arg {
  * point, its own earlier writes laid over it.  WRITE buffers the data
  * until COMMIT.  COMMIT returns 0 once every home holds the commit's
  * lock (the writes become visible as the homes apply them; a later read
- * of a line not yet applied waits for it, never sees the old data).
+ * of a line not yet applied waits for it, never sees the old data), and
+ * then the commit is never undone.  COMMIT fails with ECANCELED when it
+ * aborted, and with ETIMEDOUT (@reason DDSM_TX_TIMEOUT) when a home that
+ * owes an answer stayed away for fault_timeout_ms: the outcome is not
+ * known yet, the homes decide it (docs/transactions.md, "The commit
+ * rule"), and OUTCOME tells it later; the file has no transaction any
+ * more either way.
+ *
+ * OUTCOME (@txid in, a transaction this node coordinated; the other
+ * fields 0) returns 0 if it committed, fails with ECANCELED if it
+ * aborted, EINPROGRESS while it is undecided, ENOENT if this node cannot
+ * tell (another node's, a restarted module's, or more than 64
+ * transactions of its slot ago).
  */
 struct ddsm_tx_arg {
 	__u64 gaddr;
@@ -550,5 +562,6 @@ struct ddsm_tx_status {
 #define DDSM_IOC_TX_ABORT _IOWR(DDSM_IOC_MAGIC, 0x15, struct ddsm_tx_arg)
 #define DDSM_IOC_TX_STATUS _IOR(DDSM_IOC_MAGIC, 0x16, struct ddsm_tx_status)
 #define DDSM_IOC_TX_READV _IOWR(DDSM_IOC_MAGIC, 0x17, struct ddsm_tx_readv_arg)
+#define DDSM_IOC_TX_OUTCOME _IOWR(DDSM_IOC_MAGIC, 0x18, struct ddsm_tx_arg)
 
 #endif /* _UAPI_LINUX_DDSM_H */

@@ -427,6 +427,54 @@ static int whole(const uint64_t *w)
 	return 1;
 }
 
+/*
+ * A write across two units takes two entries of the write table: with
+ * room for one only it is refused whole (E2BIG), and the commit that
+ * follows applies none of it (issue 15: before, its first unit's part
+ * was kept and committed).
+ */
+static void untorn_write(uint64_t here, uint64_t across)
+{
+	uint8_t before[64], after[64], mine[64];
+	uint32_t reason = 0;
+	uint64_t word;
+	int i, ret, err;
+
+	begin();
+	ret = ddsm_tx_read(&d, across, sizeof(before), before, &reason);
+	if (ret < 0 || commit("untorn: read before") < 0) {
+		tap(0, "untorn write: read the record first: %s", strerror(errno));
+		return;
+	}
+	begin();
+	for (i = 0; i < DDSM_TX_MAX_WRITES - 1; i++) {
+		word = 0x7e57000000000000ULL | (uint64_t)i;
+		if (ddsm_tx_write(&d, here, &word, 8, &reason) < 0)
+			break;
+	}
+	memset(mine, 0xab, sizeof(mine));
+	ret = ddsm_tx_write(&d, across, mine, sizeof(mine), &reason);
+	err = ret < 0 ? errno : 0;
+	tap(i == DDSM_TX_MAX_WRITES - 1 && err == E2BIG,
+	    "a write across two units with room for one entry: %s (want E2BIG)",
+	    err ? strerror(err) : "accepted");
+	ret = commit("untorn: the others");
+	begin();
+	if (ret < 0 || ddsm_tx_read(&d, across, sizeof(after), after,
+				    &reason) < 0 ||
+	    ddsm_tx_read(&d, here, 8, &word, &reason) < 0) {
+		tap(0, "untorn write: read back: %s", strerror(errno));
+		ddsm_tx_abort(&d);
+		return;
+	}
+	commit("untorn: read back");
+	tap(!memcmp(before, after, sizeof(before)),
+	    "... and the commit applied none of it, in either unit");
+	tap(word == (0x7e57000000000000ULL | (DDSM_TX_MAX_WRITES - 2)),
+	    "... while the writes that fitted were committed (%#llx)",
+	    (unsigned long long)word);
+}
+
 static void set_param(const char *name, unsigned int v)
 {
 	char path[128];
@@ -743,6 +791,7 @@ int main(int argc, char **argv)
 	confirmed(u1);
 	carried(u1, u2);
 	own_writes(u1, u2);
+	untorn_write(u0, v + 4064);
 	refusals(u1, flags);
 	race_reader(flags, GO, RACE_SECS, "race");
 	set_param("tx_readv_lag_ms", FORCED_LAG_MS);

@@ -30,6 +30,7 @@
 #define REGION		(64ULL << 20)	/* the accounts, transactional */
 #define REGION_UNITS	96
 #define FLAGS		(32ULL << 20)	/* from here, a plain unit homed on 0 */
+#define SPARE		(48ULL << 20)	/* a plain unit nobody else touches */
 #define NR_ACCOUNTS	24
 #define START		1000
 #define MAGIC		0x7478646561746821ULL
@@ -95,6 +96,22 @@ static void refusals(void)
 	    "tx write of 5000 bytes: EINVAL");
 	tap(ddsm_tx_abort(&d) == 0, "abort");
 	tap(ddsm_tx_abort(&d) < 0 && errno == EINVAL, "abort again: EINVAL");
+	/*
+	 * A window mapped but never touched cannot become transactional
+	 * (issue 15: only cached lines were refused before, so a later
+	 * fault would have brought transactional data into coherence).
+	 */
+	errno = 0;
+	p = ddsm_map(&d, SPARE, 4096, PROT_READ | PROT_WRITE);
+	if (!p) {
+		tap(0, "mmap of a spare unit: %s", strerror(errno));
+		return;
+	}
+	errno = 0;
+	tap(ddsm_tx_region(&d, SPARE, 4096) < 0 && errno == EBUSY,
+	    "a mapped, never faulted unit made transactional: %s (want EBUSY)",
+	    errno ? strerror(errno) : "accepted");
+	ddsm_unmap(&d, p, 4096);
 }
 
 /* The total over every account, in one transaction (retried). */
