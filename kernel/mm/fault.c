@@ -16,7 +16,7 @@ static vm_fault_t ddsm_vm_fault(struct vm_fault *vmf)
 {
 	struct ddsm_node *n = vmf->vma->vm_private_data;
 
-	return ddsm_access(n, vmf, vmf->pgoff,
+	return ddsm_node_access(n, vmf, vmf->pgoff,
 			   !!(vmf->flags & FAULT_FLAG_WRITE), false);
 }
 
@@ -24,7 +24,7 @@ static vm_fault_t ddsm_vm_pfn_mkwrite(struct vm_fault *vmf)
 {
 	struct ddsm_node *n = vmf->vma->vm_private_data;
 
-	return ddsm_access(n, vmf, vmf->pgoff, true, true);
+	return ddsm_node_access(n, vmf, vmf->pgoff, true, true);
 }
 
 /* Called for the first mapping and for every copy (fork, split). */
