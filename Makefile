@@ -27,7 +27,7 @@ MANDIR     ?= $(PREFIX)/share/man
 export BUILD_DIR KVER KDIR STAGE PREFIX
 
 .PHONY: all module module-selftest userlib tools testprogs stage setup demo \
-	check kunit \
+	check kunit layout-check docs-img \
 	vmtests clean distclean checkpatch soak check-debug bench bench-pmem bench-tx bench-tx-ab bench-tx-pairs install deb
 
 all: module userlib tools testprogs
@@ -50,6 +50,26 @@ $(SELFTEST_DIR)/ddsm.ko: $(KSRCS)
 	@test -n "$(KVER)" || { echo "no kernel headers: run tools/setup-host.sh"; exit 1; }
 	bash tools/mirror-src.sh $(SRC) $(SELFTEST_DIR)
 	$(MAKE) -C $(KDIR) M=$(SELFTEST_DIR) DDSM_SELFTEST=y modules
+
+# kernel/'s shape (docs/design.md, "Layers"): in both module builds no
+# circle of files calling each other but the allowed one, no file over
+# 800 lines, no function over 80 without a reason, no #include out of
+# kernel/ and include/ (tools/layout-check.py; the packaging component of
+# make check runs it on make deb's copy of the tree).
+layout-check: module module-selftest
+	python3 tools/layout-check.py --build $(SRC) --build $(SELFTEST_DIR)
+
+# The picture docs/design.md opens with, from its graphviz source
+# (apt-get install graphviz; tools/setup-host.sh installs it).
+DOCS_IMG := docs/img/layers.svg docs/img/layers.png
+
+docs-img: $(DOCS_IMG)
+
+docs/img/%.svg: docs/img/%.dot
+	dot -Tsvg -o $@ $<
+
+docs/img/%.png: docs/img/%.dot
+	dot -Tpng -Gdpi=96 -o $@ $<
 
 userlib:
 	$(MAKE) -C userlib

@@ -14,6 +14,7 @@ pkgs=(
 	rdma-core ibverbs-utils rdmacm-utils perftest ndctl
 	sparse
 	dkms lintian man-db
+	graphviz	# make docs-img: the picture in docs/design.md
 )
 
 missing=()

@@ -54,7 +54,7 @@ static void send_persist_msg(struct ddsm_node *n, u8 type, u64 unit,
 
 	ddsm_actions_init(&acts, buf, ARRAY_SIZE(buf));
 	ddsm_act_send(&acts, &m);
-	r = ddsm_run_actions(n, &acts, NULL);
+	r = ddsm_node_run_actions(n, &acts, NULL);
 	if (ret)
 		*ret = r;
 }
@@ -126,7 +126,7 @@ static void serve_persists(struct work_struct *w)
 		}
 		ddsm_actions_init(&acts, buf, ARRAY_SIZE(buf));
 		ddsm_act_send(&acts, &req->reply);
-		ddsm_run_actions(n, &acts, NULL);
+		ddsm_node_run_actions(n, &acts, NULL);
 		list_del(&req->link);
 		kfree(req);
 	}
@@ -172,7 +172,7 @@ void ddsm_send_durable(struct ddsm_node *n, const struct ddsm_msg *m)
 			   m->unit, m->dst);
 	ddsm_actions_init(&acts, buf, ARRAY_SIZE(buf));
 	ddsm_act_send(&acts, m);
-	ddsm_run_actions(n, &acts, NULL);
+	ddsm_node_run_actions(n, &acts, NULL);
 }
 
 static void barrier_acked(struct ddsm_node *n, const struct ddsm_msg *m)
@@ -252,7 +252,7 @@ static int barrier_unit(struct ddsm_node *n, u64 unit, u32 flags,
 {
 	u8 st = READ_ONCE(ddsm_cache_line(&n->cache, unit)->state);
 
-	if (st == DDSM_C_M && ddsm_evict(n, unit, false, false))
+	if (st == DDSM_C_M && ddsm_node_evict(n, unit, false, false))
 		return 1;
 	st = READ_ONCE(ddsm_cache_line(&n->cache, unit)->state);
 	if (st == DDSM_C_MO)

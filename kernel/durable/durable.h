@@ -5,8 +5,9 @@
  * messages (barrier.c), backup homes and their takeover (replica.c).
  *
  * node/ calls what is declared here; the wing calls back into node/ only
- * through its send and action interface (node.h: ddsm_send_msg(),
- * ddsm_run_actions()) and reads the node's state it works on.
+ * through its send and action interface (node.h: ddsm_node_send(),
+ * ddsm_node_run_actions(), struct ddsm_node_ops) and reads the node's
+ * state it works on.
  */
 #ifndef DDSM_DURABLE_H
 #define DDSM_DURABLE_H

@@ -54,7 +54,7 @@ static inline int replica_send_simple(struct ddsm_node *n, u8 type, u32 dst, u32
 		.copyset = copyset,
 	};
 
-	return ddsm_send_msg(n, &m, NULL);
+	return ddsm_node_send(n, &m, NULL);
 }
 
 /* replica_home.c */

@@ -123,7 +123,7 @@ int ddsm_replica_send(struct ddsm_node *n, u64 unit, u64 ts, const void *img)
 	}
 	memcpy_to_page(page, 0, img, PAGE_SIZE);
 	m.seq = r->sent + 1;
-	ret = ddsm_send_msg(n, &m, page);
+	ret = ddsm_node_send(n, &m, page);
 	put_page(page);
 	if (ret) {
 		ddsm_replica_degrade(n, "is unreachable", true);

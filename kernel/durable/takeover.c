@@ -307,7 +307,7 @@ static void apply_failover(struct ddsm_node *n, u32 owner, u32 by)
 			sent += ddsm_cache_rejoin(&n->cache, unit, &acts);
 		}
 		mutex_unlock(cl);
-		ddsm_run_actions(n, &acts, NULL);
+		ddsm_node_run_actions(n, &acts, NULL);
 		if (!(idx & 1023))
 			cond_resched();
 	}

@@ -17,7 +17,7 @@ static vm_fault_t ddsm_vm_fault(struct vm_fault *vmf)
 {
 	struct ddsm_node *n = vmf->vma->vm_private_data;
 
-	return ddsm_access(n, vmf, vmf->pgoff,
+	return ddsm_node_access(n, vmf, vmf->pgoff,
 			   !!(vmf->flags & FAULT_FLAG_WRITE), false);
 }
 
@@ -30,7 +30,7 @@ static vm_fault_t ddsm_vm_fault(struct vm_fault *vmf)
 static vm_fault_t ddsm_vm_pfn_mkwrite(struct vm_fault *vmf)
 {
 	struct ddsm_node *n = vmf->vma->vm_private_data;
-	vm_fault_t ret = ddsm_access(n, vmf, vmf->pgoff, true, true);
+	vm_fault_t ret = ddsm_node_access(n, vmf, vmf->pgoff, true, true);
 
 	return ret & VM_FAULT_RETRY ? ret | VM_FAULT_NOPAGE : ret;
 }

@@ -53,7 +53,7 @@ static unsigned long frames_scan(struct shrinker *s,
 	     tries < 2 * sc->nr_to_scan; tries++) {
 		if (!ddsm_frames_clock_next(n, &victim))
 			break;
-		if (ddsm_evict(n, victim, true, true))
+		if (ddsm_node_evict(n, victim, true, true))
 			started++;
 	}
 	up_read(&n->cfg_sem);

@@ -21,10 +21,13 @@
  * queued first, so an incarnation's cleanup always runs before its
  * successor's first message.
  *
- * Files: this one; rdma_conn.c (a connection's verbs resources, its
- * failure and its "up"); rdma_cm.c (rdma_cm events, connecting,
- * accepting, listening); rdma_io.c (one-sided transfers); rdma_tx.c,
- * rdma_rx.c, rdma_live.c.
+ * Files, each calling only the ones after it (docs/design.md, "Layers"):
+ * this one; rdma_live.c (the timer, reconnecting); rdma_cm.c (rdma_cm
+ * events, connecting, accepting, listening); rdma_rx.c (receives, the
+ * delivery thread); rdma_hello.c (HELLO and AUTH, between established
+ * and "up"); rdma_tx.c (sends, credits); rdma_conn.c (a connection's
+ * verbs resources, its state, its failure and its "up"); trace_net.c
+ * (the tracepoints).  rdma_io.c: one-sided transfers, self-test build.
  */
 #define pr_fmt(fmt) "ddsm: " fmt
 
@@ -32,8 +35,6 @@
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include "rdma.h"
-#define CREATE_TRACE_POINTS
-#include "trace_net.h"
 
 static void rdma_peer_info(struct ddsm_transport *t,
 			   struct ddsm_peer_info *info)

@@ -22,6 +22,7 @@
 #include <rdma/rdma_cm.h>
 #include <rdma/ib_cm.h>
 #include <linux/mempool.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/timer.h>
 #include "transport.h"
@@ -339,6 +340,14 @@ static inline struct rdma_tp *to_rdma(struct ddsm_transport *t)
 	return container_of(t, struct rdma_tp, t);
 }
 
+/* A queue item back to the pool (rdma_tx.c allocates them). */
+static inline void rdma_item_free(struct rdma_tp *tp, struct rdma_txq_item *it)
+{
+	if (it->page)
+		put_page(it->page);
+	mempool_free(it, tp->txq_pool);
+}
+
 /* rdma_tx.c */
 int ddsm_rdma_send_raw(struct rdma_tp *tp, u32 dst, u8 type, u8 flags,
 		       u64 cookie, const void *payload, u16 len,
@@ -349,26 +358,41 @@ void rdma_send_on(struct rdma_conn *conn, u8 type, const void *payload,
 		  u16 len);
 int rdma_queue_locked(struct rdma_peer *peer, struct rdma_txq_item *it);
 struct rdma_txq_item *rdma_item_alloc(struct rdma_tp *tp, gfp_t gfp);
-void rdma_item_free(struct rdma_tp *tp, struct rdma_txq_item *it);
 void rdma_kick_tx(struct rdma_peer *peer);
-void rdma_drop_txq(struct rdma_peer *peer);
 /* A never-up peer's early messages: given up (tick) or to go (up). */
 void rdma_early_expire(struct rdma_peer *peer);
 void rdma_early_release(struct rdma_peer *peer);
 void rdma_early_free(struct rdma_peer *peer);
-void rdma_send_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/*
+ * An event for the delivery thread (rdma_rx.c), behind everything queued
+ * before it.  Here so that rdma_conn.c, which queues a connection's "up"
+ * and "down", needs nothing of rdma_rx.c.
+ */
+static inline void rdma_queue_event(struct rdma_tp *tp, struct rdma_event *ev)
+{
+	spin_lock_bh(&tp->evq_lock);
+	list_add_tail(&ev->node, &tp->evq);
+	spin_unlock_bh(&tp->evq_lock);
+	wake_up(&tp->evq_wait);
+}
 
 /* rdma_rx.c */
 int rdma_post_recv(struct rdma_conn *conn, struct rdma_rx *rx);
-void rdma_queue_event(struct rdma_tp *tp, struct rdma_event *ev);
+/* Every receive of a connection just set up, before connect/accept. */
+int rdma_rx_post_ring(struct rdma_conn *conn);
 int rdma_rx_start(struct rdma_tp *tp);
 void rdma_rx_stop(struct rdma_tp *tp);
 
-void rdma_refuse(struct rdma_peer *peer, struct rdma_conn *conn,
-		 const char *why);
+/* rdma_hello.c: between established and "up" */
 void rdma_auth_refuse(struct rdma_peer *peer, struct rdma_conn *conn,
 		      const char *why);
-void rdma_auth_answer(struct rdma_conn *conn);
+void rdma_handle_hello(struct rdma_peer *peer, struct rdma_conn *conn,
+		       const void *p, u16 len);
+void rdma_handle_auth(struct rdma_peer *peer, struct rdma_conn *conn,
+		      const void *p, u16 len);
+/* RDMA_CM_EVENT_ESTABLISHED: control traffic may flow. */
+void rdma_conn_established(struct rdma_conn *conn);
 /* rdma_live.c */
 void rdma_tick(struct timer_list *t);
 void rdma_connect_work(struct work_struct *work);
@@ -379,16 +403,18 @@ void rdma_probe_done(struct ib_cq *cq, struct ib_wc *wc);
 bool rdma_conn_move(struct rdma_conn *conn, enum rdma_conn_state to);
 void rdma_conn_fail(struct rdma_conn *conn, enum ddsm_peer_state state,
 		    const char *why);
+void rdma_drop_txq(struct rdma_peer *peer);
 void rdma_set_state(struct rdma_peer *peer, enum ddsm_peer_state state);
 void rdma_maybe_up(struct rdma_conn *conn);
 void rdma_conn_destroy(struct rdma_conn *conn);
 struct rdma_conn *rdma_conn_alloc(struct rdma_peer *peer);
-/* Everything a connection needs before rdma_connect/rdma_accept. */
+/*
+ * Everything a connection needs before rdma_connect/rdma_accept but its
+ * posted receives (rdma_rx_post_ring()).
+ */
 int rdma_conn_setup(struct rdma_conn *conn);
 /* Verbs resources of @conn, not its cm_id.  Safe in a CM handler. */
 void rdma_conn_free_resources(struct rdma_conn *conn);
-/* RDMA_CM_EVENT_ESTABLISHED: control traffic may flow. */
-void rdma_conn_established(struct rdma_conn *conn);
 
 /* rdma_cm.c */
 void rdma_start_connect(struct rdma_peer *peer);

@@ -62,6 +62,8 @@ static int on_connect_request(struct rdma_tp *tp, struct rdma_cm_id *id,
 	ret = rdma_set_ack_timeout(id, RDMA_ACK_TIMEOUT);
 	if (!ret)
 		ret = rdma_conn_setup(conn);
+	if (!ret)
+		ret = rdma_rx_post_ring(conn);
 	if (!ret) {
 		param.rnr_retry_count = 7;
 		param.retry_count = 7;
@@ -109,6 +111,8 @@ static int on_route_resolved(struct rdma_conn *conn)
 	int ret;
 
 	ret = rdma_conn_setup(conn);
+	if (!ret)
+		ret = rdma_rx_post_ring(conn);
 	if (ret)
 		return ret;
 	return rdma_connect_locked(conn->cm_id, &param);

@@ -89,44 +89,6 @@ bool rdma_conn_move(struct rdma_conn *conn, enum rdma_conn_state to)
 	return true;
 }
 
-static void reg_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct rdma_conn *conn = container_of(wc->wr_cqe, struct rdma_conn,
-					      reg_cqe);
-	struct rdma_peer *peer = conn->peer;
-	struct rdma_tp *tp = peer->tp;
-	struct rdma_hello hello = {
-		.node_id = cpu_to_le32(tp->t.self),
-		.nr_frames = cpu_to_le32(tp->nr_frames),
-		.rkey = cpu_to_le32(conn->mr->rkey),
-		.flags = cpu_to_le32(ddsm_auth_on(&tp->auth) ?
-				     RDMA_HELLO_AUTH : 0),
-		.iova = cpu_to_le64(conn->mr->iova),
-		.space_size = cpu_to_le64(tp->space_size),
-		.home_policy = cpu_to_le32(tp->home_policy),
-	};
-
-	memcpy(hello.nonce, conn->nonce, sizeof(hello.nonce));
-	if (wc->status == IB_WC_SUCCESS) {
-		rdma_send_on(conn, RDMA_T_HELLO, &hello, sizeof(hello));
-		spin_lock_bh(&peer->lock);
-		/* Up already (no key) or failed: nothing waits for ours. */
-		if (conn->state == RDMA_CONN_ESTABLISHED)
-			rdma_conn_move(conn, RDMA_CONN_HELLO_SENT);
-		else if (conn->state == RDMA_CONN_HELLO_IN)
-			rdma_conn_move(conn, RDMA_CONN_HELLOS);
-		spin_unlock_bh(&peer->lock);
-		rdma_auth_answer(conn);
-		return;
-	}
-	spin_lock_bh(&peer->lock);
-	if (wc->status != IB_WC_WR_FLUSH_ERR)
-		pr_err("node %u: frame registration failed: %s\n",
-		       peer->node, ib_wc_status_msg(wc->status));
-	rdma_conn_fail(conn, DDSM_PEER_DOWN, "registration failed");
-	spin_unlock_bh(&peer->lock);
-}
-
 static int register_frames(struct rdma_conn *conn)
 {
 	struct rdma_tp *tp = conn->peer->tp;
@@ -155,24 +117,6 @@ static int register_frames(struct rdma_conn *conn)
 	if (n != nents)
 		return n < 0 ? n : -EINVAL;
 	return 0;
-}
-
-static int post_reg(struct rdma_conn *conn)
-{
-	struct ib_reg_wr wr = {};
-	const struct ib_send_wr *bad;
-
-	ib_update_fast_reg_key(conn->mr, ib_inc_rkey(conn->mr->rkey));
-	conn->reg_cqe.done = reg_done;
-	wr.wr.opcode = IB_WR_REG_MR;
-	wr.wr.wr_cqe = &conn->reg_cqe;
-	wr.wr.send_flags = IB_SEND_SIGNALED;
-	wr.mr = conn->mr;
-	wr.key = conn->mr->rkey;
-	/* Peers may read and write frames, nothing else of this node. */
-	wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
-		    IB_ACCESS_REMOTE_WRITE;
-	return ib_post_send(conn->cm_id->qp, &wr.wr, &bad);
 }
 
 static void free_buffers(struct rdma_conn *conn)
@@ -230,7 +174,6 @@ static int alloc_buffers(struct rdma_conn *conn)
 		struct rdma_tx *tx = &conn->tx[i];
 
 		tx->conn = conn;
-		tx->cqe.done = rdma_send_done;
 		tx->buf = kzalloc(RDMA_SLOT_SIZE, GFP_KERNEL);
 		if (!tx->buf)
 			return -ENOMEM;
@@ -242,12 +185,15 @@ static int alloc_buffers(struct rdma_conn *conn)
 	return 0;
 }
 
-/* Everything a connection needs before rdma_connect/rdma_accept. */
+/*
+ * Everything a connection needs before rdma_connect/rdma_accept; its
+ * receives are posted next (rdma_rx_post_ring(), the CM side does both).
+ */
 int rdma_conn_setup(struct rdma_conn *conn)
 {
 	struct rdma_cm_id *id = conn->cm_id;
 	struct ib_qp_init_attr attr = {};
-	int i, ret;
+	int ret;
 
 	conn->pd = ib_alloc_pd(id->device, 0);
 	if (IS_ERR(conn->pd)) {
@@ -288,11 +234,6 @@ int rdma_conn_setup(struct rdma_conn *conn)
 		kfree(conn->probe_buf);
 		conn->probe_buf = NULL;
 		return -ENOMEM;
-	}
-	for (i = 0; i < RDMA_RX_DEPTH; i++) {
-		ret = rdma_post_recv(conn, &conn->rx[i]);
-		if (ret)
-			return ret;
 	}
 	return 0;
 }
@@ -355,6 +296,18 @@ void rdma_conn_destroy(struct rdma_conn *conn)
 		rdma_destroy_id(id);
 	}
 	kfree(conn);
+}
+
+/* Free what is queued; with peer->lock, when the connection goes. */
+void rdma_drop_txq(struct rdma_peer *peer)
+{
+	struct rdma_txq_item *it, *tmp;
+
+	list_for_each_entry_safe(it, tmp, &peer->txq, node) {
+		list_del(&it->node);
+		atomic64_inc(&peer->drops);
+		rdma_item_free(peer->tp, it);
+	}
 }
 
 /*
@@ -424,37 +377,6 @@ struct rdma_conn *rdma_conn_alloc(struct rdma_peer *peer)
 	INIT_WORK(&conn->release_work, conn_release);
 	INIT_WORK(&conn->up_work, conn_up_work);
 	return conn;
-}
-
-/*
- * Established: control traffic may flow (HELLO, credits, heartbeats);
- * protocol messages wait until the core has been told "up".
- */
-void rdma_conn_established(struct rdma_conn *conn)
-{
-	struct rdma_peer *peer = conn->peer;
-	int ret;
-
-	spin_lock_bh(&peer->lock);
-	if (conn->state == RDMA_CONN_DYING || peer->conn != conn ||
-	    !rdma_conn_move(conn, conn->state == RDMA_CONN_EARLY_HELLO ?
-				  RDMA_CONN_HELLO_IN : RDMA_CONN_ESTABLISHED)) {
-		spin_unlock_bh(&peer->lock);
-		return;
-	}
-	conn->established_at = jiffies;
-	conn->credits = RDMA_RX_DEPTH;
-	conn->credits_owed = 0;
-	peer->last_rx = jiffies;
-	peer->last_tx = jiffies;
-	peer->suspect_since = 0;
-	peer->probe_ok = 0;
-	ret = post_reg(conn);
-	if (ret)
-		rdma_conn_fail(conn, DDSM_PEER_DOWN, "cannot register frames");
-	else
-		rdma_maybe_up(conn);	/* the acceptor may have its HELLO */
-	spin_unlock_bh(&peer->lock);
 }
 
 /*

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * RDMA transport, receive side.
+ * RDMA transport, receive side (HELLO and AUTH: rdma_hello.c).
  *
  * Completions are polled in softirq: there a message proves its sender
  * alive, returns its credits, and control messages are consumed and their
@@ -62,161 +62,20 @@ static void repost(struct rdma_conn *conn, struct rdma_rx *rx)
 	spin_unlock_bh(&peer->lock);
 }
 
-/* With peer->lock held: the peer may not join; it retries, we log again. */
-void rdma_refuse(struct rdma_peer *peer, struct rdma_conn *conn,
-		 const char *why)
-{
-	pr_warn_ratelimited("node %u (%s) refused: %s\n", peer->node,
-			    peer->addr_str, why);
-	rdma_conn_fail(conn, DDSM_PEER_DOWN, "refused");
-}
-
-/* With peer->lock held: the peer failed authentication. */
-void rdma_auth_refuse(struct rdma_peer *peer, struct rdma_conn *conn,
-		      const char *why)
-{
-	atomic64_inc(&peer->auth_failures);
-	rdma_refuse(peer, conn, why);
-}
-
-/* With peer->lock held: does the peer see the same global space? */
-static bool same_space(struct rdma_peer *peer, struct rdma_conn *conn,
-		       const struct rdma_hello *h)
-{
-	struct rdma_tp *tp = peer->tp;
-	u64 size = le64_to_cpu(h->space_size);
-	u32 policy = le32_to_cpu(h->home_policy);
-	char why[160];
-
-	if (size == tp->space_size && policy == tp->home_policy)
-		return true;
-	snprintf(why, sizeof(why),
-		 "its space is size=%llu home_policy=%u, ours size=%llu home_policy=%u",
-		 size, policy, tp->space_size, tp->home_policy);
-	rdma_refuse(peer, conn, why);
-	return false;
-}
-
-/* The peer's HELLO: the next state (a HELLO again changes none). */
-static void hello_in(struct rdma_conn *conn)
-{
-	switch (conn->state) {
-	case RDMA_CONN_CONNECTING:
-		rdma_conn_move(conn, RDMA_CONN_EARLY_HELLO);
-		break;
-	case RDMA_CONN_ESTABLISHED:
-		rdma_conn_move(conn, RDMA_CONN_HELLO_IN);
-		break;
-	case RDMA_CONN_HELLO_SENT:
-		rdma_conn_move(conn, RDMA_CONN_HELLOS);
-		break;
-	default:
-		break;
-	}
-}
-
-static void handle_hello(struct rdma_peer *peer, struct rdma_conn *conn,
-			 const void *p, u16 len)
-{
-	const struct rdma_hello *h = p;
-	struct rdma_tp *tp = peer->tp;
-	bool ours = ddsm_auth_on(&tp->auth), theirs, live;
-
-	if (ddsm_wire_hello_check(p, len, peer->node, RDMA_MAX_FRAMES)) {
-		atomic64_inc(&peer->drops);
-		return;
-	}
-	theirs = le32_to_cpu(h->flags) & RDMA_HELLO_AUTH;
-	spin_lock_bh(&peer->lock);
-	live = peer->conn == conn && conn->state != RDMA_CONN_DYING;
-	if (live && !same_space(peer, conn, h)) {
-		spin_unlock_bh(&peer->lock);
-		return;
-	}
-	if (live && theirs != ours) {
-		rdma_auth_refuse(peer, conn, ours ?
-				 "it has no cluster key (auth_key)" :
-				 "it has a cluster key and this node has none");
-	} else if (live) {
-		peer->remote_rkey = le32_to_cpu(h->rkey);
-		peer->remote_iova = le64_to_cpu(h->iova);
-		peer->remote_frames = le32_to_cpu(h->nr_frames);
-		memcpy(conn->peer_nonce, h->nonce, sizeof(conn->peer_nonce));
-		hello_in(conn);
-		rdma_maybe_up(conn);
-	}
-	spin_unlock_bh(&peer->lock);
-	rdma_auth_answer(conn);
-}
-
 /*
- * Prove the key: sign the peer's fresh nonce (with ours and both ids).
- * Once we have its nonce and our HELLO has gone out (the peer needs our
- * nonce to check the answer, and the acceptor may hear the peer's HELLO
- * before its own side of the connection is established).
+ * Every receive of a connection set up (rdma_conn_setup()), before
+ * rdma_connect or rdma_accept: the peer's first credits.
  */
-void rdma_auth_answer(struct rdma_conn *conn)
+int rdma_rx_post_ring(struct rdma_conn *conn)
 {
-	struct rdma_peer *peer = conn->peer;
-	struct rdma_tp *tp = peer->tp;
-	u8 nonce[RDMA_NONCE_SIZE];
-	struct rdma_auth a;
-	bool go = false;
+	int i, ret;
 
-	if (!ddsm_auth_on(&tp->auth))
-		return;
-	spin_lock_bh(&peer->lock);
-	if (peer->conn == conn && conn->state == RDMA_CONN_HELLOS) {
-		rdma_conn_move(conn, RDMA_CONN_AUTH_WAIT);
-		memcpy(nonce, conn->peer_nonce, sizeof(nonce));
-		go = true;
+	for (i = 0; i < RDMA_RX_DEPTH; i++) {
+		ret = rdma_post_recv(conn, &conn->rx[i]);
+		if (ret)
+			return ret;
 	}
-	spin_unlock_bh(&peer->lock);
-	if (go && !ddsm_auth_mac(&tp->auth, tp->t.self, peer->node, nonce,
-				 conn->nonce, a.mac))
-		rdma_send_on(conn, RDMA_T_AUTH, &a, sizeof(a));
-	memzero_explicit(&a, sizeof(a));
-}
-
-/* The peer's proof: verified, the core may hear "up". */
-static void handle_auth(struct rdma_peer *peer, struct rdma_conn *conn,
-			const void *p, u16 len)
-{
-	const struct rdma_auth *a = p;
-	struct rdma_tp *tp = peer->tp;
-
-	spin_lock_bh(&peer->lock);
-	if (peer->conn != conn || conn->state == RDMA_CONN_DYING) {
-		spin_unlock_bh(&peer->lock);
-		return;
-	}
-	/*
-	 * Only after both HELLOs and our AUTH: the peer cannot sign our
-	 * nonce before our HELLO, and this CQ handles its AUTH only after
-	 * reg_done() or handle_hello() moved us on from there.
-	 */
-	if (!ddsm_auth_on(&tp->auth) || len != sizeof(*a) ||
-	    conn->state != RDMA_CONN_AUTH_WAIT) {
-		rdma_auth_refuse(peer, conn, "an AUTH out of place");
-	} else if (!ddsm_auth_verify(&tp->auth, peer->node, tp->t.self,
-				     conn->nonce, conn->peer_nonce, a->mac)) {
-		rdma_auth_refuse(peer, conn,
-				 "authentication failed (its AUTH does not verify: another key)");
-	} else {
-		rdma_conn_move(conn, RDMA_CONN_AUTHED);
-		pr_info("node %u (%s) authenticated\n", peer->node,
-			peer->addr_str);
-		rdma_maybe_up(conn);
-	}
-	spin_unlock_bh(&peer->lock);
-}
-
-void rdma_queue_event(struct rdma_tp *tp, struct rdma_event *ev)
-{
-	spin_lock_bh(&tp->evq_lock);
-	list_add_tail(&ev->node, &tp->evq);
-	spin_unlock_bh(&tp->evq_lock);
-	wake_up(&tp->evq_wait);
+	return 0;
 }
 
 /* A message for the core: queued, or parked until the core hears "up". */
@@ -302,10 +161,10 @@ static void recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		queue_msg(tp, conn, rx);
 		return;
 	case RDMA_T_HELLO:
-		handle_hello(peer, conn, h + 1, le16_to_cpu(h->len));
+		rdma_handle_hello(peer, conn, h + 1, le16_to_cpu(h->len));
 		break;
 	case RDMA_T_AUTH:
-		handle_auth(peer, conn, h + 1, le16_to_cpu(h->len));
+		rdma_handle_auth(peer, conn, h + 1, le16_to_cpu(h->len));
 		break;
 	default:	/* CREDIT, HEARTBEAT: the header said it all */
 		break;

@@ -32,12 +32,7 @@ struct rdma_txq_item *rdma_item_alloc(struct rdma_tp *tp, gfp_t gfp)
 	return it;
 }
 
-void rdma_item_free(struct rdma_tp *tp, struct rdma_txq_item *it)
-{
-	if (it->page)
-		put_page(it->page);
-	mempool_free(it, tp->txq_pool);
-}
+static void rdma_send_done(struct ib_cq *cq, struct ib_wc *wc);
 
 static struct rdma_tx *get_tx_slot(struct rdma_conn *conn, bool ctrl)
 {
@@ -116,6 +111,7 @@ static bool fill_tx(struct rdma_conn *conn, struct rdma_tx *slot, u8 type,
 	slot->wr.next = NULL;
 	slot->wr.opcode = IB_WR_SEND;
 	slot->wr.send_flags = IB_SEND_SIGNALED;
+	slot->cqe.done = rdma_send_done;
 	slot->wr.wr_cqe = &slot->cqe;
 	slot->wr.sg_list = slot->sge;
 	slot->in_use = true;
@@ -321,18 +317,6 @@ int rdma_queue_locked(struct rdma_peer *peer, struct rdma_txq_item *it)
 	return 0;
 }
 
-/* Free what is queued; with peer->lock, when the connection goes. */
-void rdma_drop_txq(struct rdma_peer *peer)
-{
-	struct rdma_txq_item *it, *tmp;
-
-	list_for_each_entry_safe(it, tmp, &peer->txq, node) {
-		list_del(&it->node);
-		atomic64_inc(&peer->drops);
-		rdma_item_free(peer->tp, it);
-	}
-}
-
 /*
  * Queue one message.  In process context the item pool waits for memory;
  * in atomic context a failed allocation takes the connection down, so a
@@ -421,7 +405,7 @@ void rdma_send_on(struct rdma_conn *conn, u8 type, const void *payload,
 		rdma_item_free(peer->tp, it);
 }
 
-void rdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rdma_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rdma_tx *slot = container_of(wc->wr_cqe, struct rdma_tx, cqe);
 	struct rdma_conn *conn = slot->conn;

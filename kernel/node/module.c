@@ -23,6 +23,14 @@
 
 #define DDSM_FS_MAGIC		0x6464736d	/* "ddsm" */
 
+/* The one table of the ways back into node/ (node.h). */
+static const struct ddsm_node_ops ddsm_node_ops = {
+	.send_part = ddsm_send_msg_part,
+	.run_actions = ddsm_run_actions,
+	.evict = ddsm_evict,
+	.access = ddsm_access,
+};
+
 static struct vfsmount *ddsm_mnt;
 static struct dentry *ddsm_debugfs;
 static int ddsm_mnt_count;
@@ -96,6 +104,7 @@ static struct ddsm_node *node_alloc(struct ddsm_load *l)
 	n = kzalloc(sizeof(*n), GFP_KERNEL);
 	if (!n)
 		return ERR_PTR(-ENOMEM);
+	n->ops = &ddsm_node_ops;
 	ret = ddsm_params_fill(&n->params, l);
 	if (ret) {
 		kfree(n);

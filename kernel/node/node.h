@@ -135,8 +135,29 @@ struct ddsm_holds {
 
 struct ddsm_persist;
 struct ddsm_txs;
+struct ddsm_node;
+
+/*
+ * What the layers node/ calls (tx/, durable/, mm/) call back: the send
+ * and action interface, an eviction, the fault.  Set once at load
+ * (module.c) and reached through the inline helpers below, so that none
+ * of those layers links against a file of node/ and no circle of files
+ * runs through them (tools/layout-check.py, docs/design.md "Layers").
+ * node/'s own files call the functions themselves.
+ */
+struct ddsm_node_ops {
+	int (*send_part)(struct ddsm_node *n, const struct ddsm_msg *m,
+			 struct page *data, u32 off, u32 len);
+	int (*run_actions)(struct ddsm_node *n, struct ddsm_actions *acts,
+			   struct page *data);
+	bool (*evict)(struct ddsm_node *n, u64 unit, bool nowait,
+		      bool for_room);
+	vm_fault_t (*access)(struct ddsm_node *n, struct vm_fault *vmf,
+			     u64 unit, bool write, bool mkwrite);
+};
 
 struct ddsm_node {
+	const struct ddsm_node_ops *ops;	/* module.c */
 	struct ddsm_params params;
 	/*
 	 * Held for reading by mmap and ioctls, for writing while the state
@@ -228,7 +249,7 @@ void ddsm_rx(void *ctx, u32 from, const void *buf, u32 len,
 	     struct page *data, u32 data_len);
 void ddsm_peer_event(void *ctx, u32 node, bool up);
 
-/* send.c: sending and the action runner, what the wings call back. */
+/* send.c: sending and the action runner (the wings: ddsm_node_send() ...). */
 /*
  * Encode and send @m with @data (a page the transport takes a reference
  * on, or NULL), all of it: -ENOTCONN before the transport exists, else
@@ -248,6 +269,40 @@ int ddsm_run_actions(struct ddsm_node *n, struct ddsm_actions *acts,
  */
 void ddsm_run_stores(struct ddsm_node *n, struct ddsm_actions *acts,
 		     struct page *data);
+
+/* The ways back into node/ for tx/, durable/ and mm/ (struct ddsm_node_ops). */
+static inline int ddsm_node_send_part(struct ddsm_node *n,
+				      const struct ddsm_msg *m,
+				      struct page *data, u32 off, u32 len)
+{
+	return n->ops->send_part(n, m, data, off, len);
+}
+
+static inline int ddsm_node_send(struct ddsm_node *n, const struct ddsm_msg *m,
+				 struct page *data)
+{
+	return n->ops->send_part(n, m, data, 0, PAGE_SIZE);
+}
+
+static inline int ddsm_node_run_actions(struct ddsm_node *n,
+					struct ddsm_actions *acts,
+					struct page *data)
+{
+	return n->ops->run_actions(n, acts, data);
+}
+
+static inline bool ddsm_node_evict(struct ddsm_node *n, u64 unit, bool nowait,
+				   bool for_room)
+{
+	return n->ops->evict(n, unit, nowait, for_room);
+}
+
+static inline vm_fault_t ddsm_node_access(struct ddsm_node *n,
+					  struct vm_fault *vmf, u64 unit,
+					  bool write, bool mkwrite)
+{
+	return n->ops->access(n, vmf, unit, write, mkwrite);
+}
 
 /* rejoin.c: a peer declared dead that comes back with its data. */
 void ddsm_rejoin_init(struct ddsm_node *n);

@@ -100,7 +100,7 @@ static void squash(struct ddsm_node *n, u64 txid, u64 unit)
 	if (node == n->space.node_id)
 		ddsm_tx_squash(n, txid);
 	else if (node < n->space.nr_nodes)
-		ddsm_send_msg(n, &m, NULL);
+		ddsm_node_send(n, &m, NULL);
 }
 
 int ddsm_tx_home_intend(struct ddsm_node *n, u64 txid, u64 unit,
@@ -328,7 +328,7 @@ static void doubt_work(struct work_struct *w)
 
 			/* One that cannot be reached now is asked next time. */
 			if (hm->queries[i].ask & BIT_ULL(p))
-				ddsm_send_msg(n, &m, NULL);
+				ddsm_node_send(n, &m, NULL);
 		}
 	}
 	mutex_lock(&hm->lock);
@@ -431,7 +431,7 @@ static void serve_query(struct ddsm_node *n, const struct ddsm_msg *q)
 	m.acks = ddsm_txf_pack(home, coord == n->space.node_id ?
 				     ddsm_tx_coord_answer(n, q->copyset) :
 				     DDSM_TXF_C_NONE);
-	ddsm_send_msg(n, &m, NULL);
+	ddsm_node_send(n, &m, NULL);
 }
 
 /* An answer about a commit held in doubt here. */
@@ -473,7 +473,7 @@ static void answer(struct ddsm_node *n, const struct ddsm_msg *req, u8 type,
 		.copyset = req->copyset,
 	};
 
-	ddsm_send_msg_part(n, &m, data, off, len);
+	ddsm_node_send_part(n, &m, data, off, len);
 }
 
 /* A TX_READ: its lines, at their place in @out, are what travels. */

@@ -24,7 +24,7 @@ static void send_validate(struct ddsm_node *n, const struct ddsm_txowed *o)
 	struct ddsm_msg m = tx_msg(n, DDSM_MSG_TX_VALIDATE, o->home, o->unit,
 				   o->txid);
 
-	ddsm_send_msg_part(n, &m, NULL, 0, 0);
+	ddsm_node_send_part(n, &m, NULL, 0, 0);
 }
 
 /*

@@ -301,5 +301,5 @@ int ddsm_tx_send(struct ddsm_node *n, struct ddsm_tx *t, u8 type,
 		  (type == DDSM_MSG_TX_READ && t->fallback ? DDSM_MF_PIN : 0);
 	m.acks = lines;
 	m.seq = t->seq;
-	return ddsm_send_msg_part(n, &m, data, 0, data_len);
+	return ddsm_node_send_part(n, &m, data, 0, data_len);
 }

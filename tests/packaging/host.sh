@@ -3,10 +3,10 @@
 #
 # Host side of issue 14 (deployment): `make deb`, the packages' contents,
 # lintian, a DKMS build into a private tree, the systemd unit, the udev
-# rule, the man pages against the code, the cluster.conf parser, and
-# `make install` into a DESTDIR.  Writes only under $BUILD_DIR (the DKMS
-# tree, its signing key and its temporary files included).  TAP-like
-# lines; exit 0 iff all ok.
+# rule, the man pages against the code, the cluster.conf parser,
+# `make install` into a DESTDIR, and kernel/'s layout (make layout-check).
+# Writes only under $BUILD_DIR (the DKMS tree, its signing key and its
+# temporary files included).  TAP-like lines; exit 0 iff all ok.
 #
 # Variables: BUILD_DIR (default ./build), KVER/KDIR (tools/kver.sh).
 #
@@ -295,6 +295,22 @@ check "make install: nothing outside DESTDIR/PREFIX" \
 check "make install: the unit runs PREFIX's ddsmctl" \
 	grep -q '^ExecStart=/opt/ddsm/sbin/ddsmctl configure --config /opt/ddsm/etc/ddsm/cluster.conf$' \
 	"$d/opt/ddsm/lib/systemd/system/ddsm.service"
+# --- kernel/'s layout -------------------------------------------------------
+# docs/design.md, "Layers": tools/layout-check.py over both module builds
+# of make deb's copy of the tree (nothing is built in the checkout), its
+# lines counted as this test's.
+make -s -j"$(nproc)" -C "$DEB/src" layout-check BUILD_DIR="$W/layout-build" \
+	>"$W/layout.log" 2>&1
+n=0
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) ok "${line#ok - }"; n=$((n + 1)) ;;
+	"not ok - "*) nok "${line#not ok - }"; n=$((n + 1)) ;;
+	"#"*) echo "$line" ;;
+	esac
+done <"$W/layout.log"
+[ "$n" -gt 0 ] || { nok "make layout-check"; tail -n 30 "$W/layout.log" | quote; }
+
 left=$(changed)
 check "this test wrote nothing in the checkout${left:+ (wrote: $left)}" test -z "$left"
 
