@@ -290,19 +290,45 @@ static long ioctl_tx_readv(struct file *file, void __user *uarg)
 	return ret;
 }
 
+/* The ioctls that act on the node as a whole, under cfg_sem. */
+union ddsm_ioc_arg {
+	struct ddsm_status st;
+	struct ddsm_peer_info pi;
+	struct ddsm_home_query q;
+	struct ddsm_pmem_status ps;
+	struct ddsm_persist_arg pa;
+	struct ddsm_region_arg ra;
+};
+
+static long ioctl_node(struct ddsm_node *n, unsigned int cmd,
+		       union ddsm_ioc_arg *u)
+{
+	switch (cmd) {
+	case DDSM_IOC_STATUS:
+		fill_status(n, &u->st);
+		return 0;
+	case DDSM_IOC_PEER:
+		return ioctl_peer(n, &u->pi);
+	case DDSM_IOC_PMEM_STATUS:
+		ddsm_persist_status(n, &u->ps);
+		return 0;
+	case DDSM_IOC_REGION:
+		return ddsm_check_region_arg(&u->ra, &n->space) ?:
+		       ddsm_persist_region(n, &u->ra);
+	case DDSM_IOC_PERSIST:
+		return ddsm_check_persist_arg(&u->pa, &n->space) ?:
+		       ddsm_barrier(n, u->pa.gaddr, u->pa.len, u->pa.flags);
+	default:
+		return ioctl_home(n, &u->q);
+	}
+}
+
 /* The same rule for every ioctl (ioctl_tx). */
 static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct ddsm_node *n = node_of(file);
 	void __user *uarg = (void __user *)arg;
-	union {
-		struct ddsm_status st;
-		struct ddsm_peer_info pi;
-		struct ddsm_home_query q;
-		struct ddsm_pmem_status ps;
-		struct ddsm_persist_arg pa;
-		struct ddsm_region_arg ra;
-	} u;
+	union ddsm_ioc_arg u;
 	long ret;
 
 	switch (cmd) {
@@ -335,38 +361,8 @@ static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	down_read(&n->cfg_sem);
 	/* After a reconfiguration failed twice, only STATUS still works. */
-	if (!n->built && cmd != DDSM_IOC_STATUS)
-		cmd = 0;
-	switch (cmd) {
-	case 0:
-		ret = -EIO;
-		break;
-	case DDSM_IOC_STATUS:
-		fill_status(n, &u.st);
-		ret = 0;
-		break;
-	case DDSM_IOC_PEER:
-		ret = ioctl_peer(n, &u.pi);
-		break;
-	case DDSM_IOC_PMEM_STATUS:
-		ddsm_persist_status(n, &u.ps);
-		ret = 0;
-		break;
-	case DDSM_IOC_REGION:
-		ret = ddsm_check_region_arg(&u.ra, &n->space);
-		if (!ret)
-			ret = ddsm_persist_region(n, &u.ra);
-		break;
-	case DDSM_IOC_PERSIST:
-		ret = ddsm_check_persist_arg(&u.pa, &n->space);
-		if (!ret)
-			ret = ddsm_barrier(n, u.pa.gaddr, u.pa.len,
-					   u.pa.flags);
-		break;
-	default:
-		ret = ioctl_home(n, &u.q);
-		break;
-	}
+	ret = n->built || cmd == DDSM_IOC_STATUS ? ioctl_node(n, cmd, &u) :
+						   -EIO;
 	up_read(&n->cfg_sem);
 	if (!ret && (_IOC_DIR(cmd) & _IOC_READ) &&
 	    copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
