@@ -48,7 +48,7 @@ _Static_assert(sizeof(struct ddsm_status) >= V1_STATUS &&
 
 /* Export ddsm_v1_NAME as NAME@LIBDDSM_1 (the script hides ddsm_v1_NAME). */
 #define V1(name) \
-	__asm__(".symver ddsm_v1_" #name ", ddsm_" #name "@LIBDDSM_1");
+	__asm__(".symver ddsm_v1_" #name ", ddsm_" #name "@LIBDDSM_1")
 
 static void cache(struct v1 *d, const struct ddsm_status *st)
 {
@@ -58,7 +58,7 @@ static void cache(struct v1 *d, const struct ddsm_status *st)
 	d->size = st->size;
 }
 
-V1(open)
+V1(open);
 int ddsm_v1_open(struct v1 *d, const char *path)
 {
 	struct ddsm_status st;
@@ -73,7 +73,7 @@ int ddsm_v1_open(struct v1 *d, const char *path)
 	return 0;
 }
 
-V1(map)
+V1(map);
 void *ddsm_v1_map(struct v1 *d, uint64_t gaddr, size_t len, int prot)
 {
 	void *p;
@@ -86,14 +86,14 @@ void *ddsm_v1_map(struct v1 *d, uint64_t gaddr, size_t len, int prot)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-V1(unmap)
+V1(unmap);
 int ddsm_v1_unmap(struct v1 *d, void *addr, size_t len)
 {
 	(void)d;	/* ABI 11 accepted a closed handle here */
 	return munmap(addr, len);
 }
 
-V1(close)
+V1(close);
 int ddsm_v1_close(struct v1 *d)
 {
 	int fd;
@@ -107,7 +107,7 @@ int ddsm_v1_close(struct v1 *d)
 	return close(fd);
 }
 
-V1(status)
+V1(status);
 int ddsm_v1_status(struct v1 *d, struct ddsm_status *st)
 {
 	if (!d || !st)
@@ -118,9 +118,9 @@ int ddsm_v1_status(struct v1 *d, struct ddsm_status *st)
 	return 0;
 }
 
-V1(peer)
+V1(peer);
 int ddsm_v1_peer(struct v1 *d, uint32_t index,
-			  struct ddsm_peer_info *pi)
+		 struct ddsm_peer_info *pi)
 {
 	struct ddsm_peer_info in = { .index = index };
 
@@ -129,9 +129,9 @@ int ddsm_v1_peer(struct v1 *d, uint32_t index,
 	return lddsm_query(d->fd, DDSM_IOC_PEER, &in, sizeof(in), pi, V1_PEER);
 }
 
-V1(home)
+V1(home);
 int ddsm_v1_home(struct v1 *d, uint64_t gaddr,
-			  struct ddsm_home_query *q)
+		 struct ddsm_home_query *q)
 {
 	struct ddsm_home_query in = { .gaddr = gaddr };
 
@@ -140,25 +140,25 @@ int ddsm_v1_home(struct v1 *d, uint64_t gaddr,
 	return lddsm_query(d->fd, DDSM_IOC_HOME, &in, sizeof(in), q, V1_HOME);
 }
 
-V1(pmem_status)
+V1(pmem_status);
 int ddsm_v1_pmem_status(struct v1 *d,
-					struct ddsm_pmem_status *ps)
+			struct ddsm_pmem_status *ps)
 {
 	if (!d || !ps)
 		return lddsm_einval();
 	return lddsm_query(d->fd, DDSM_IOC_PMEM_STATUS, NULL, 0, ps, V1_PMEM);
 }
 
-V1(persist)
+V1(persist);
 int ddsm_v1_persist(struct v1 *d, uint64_t gaddr, uint64_t len)
 {
 	return d ? lddsm_persist(d->fd, gaddr, len, 0) : lddsm_einval();
 }
 
-V1(write_durable)
+V1(write_durable);
 int ddsm_v1_write_durable(struct v1 *d, void *dst,
-					    uint64_t gaddr, const void *src,
-					    size_t len)
+			  uint64_t gaddr, const void *src,
+			  size_t len)
 {
 	if (!d || !dst || !src || !len || gaddr + len < gaddr)
 		return lddsm_einval();
@@ -166,24 +166,24 @@ int ddsm_v1_write_durable(struct v1 *d, void *dst,
 	return lddsm_durable(d->fd, gaddr, len);
 }
 
-V1(region_set_model)
+V1(region_set_model);
 int ddsm_v1_region_set_model(struct v1 *d,
-						  uint64_t gaddr, uint64_t len,
-						  uint32_t model)
+			     uint64_t gaddr, uint64_t len,
+			     uint32_t model)
 {
 	return d ? lddsm_region_set(d->fd, gaddr, len, model) : lddsm_einval();
 }
 
-V1(region_model)
+V1(region_model);
 int ddsm_v1_region_model(struct v1 *d, uint64_t gaddr,
-					  uint32_t *model)
+			 uint32_t *model)
 {
 	return d ? lddsm_region_get(d->fd, gaddr, model) : lddsm_einval();
 }
 
-V1(configure)
+V1(configure);
 int ddsm_v1_configure(struct v1 *d, uint32_t node_id,
-				    const char *nodes)
+		      const char *nodes)
 {
 	struct ddsm_status st;
 
@@ -196,14 +196,14 @@ int ddsm_v1_configure(struct v1 *d, uint32_t node_id,
 	return 0;
 }
 
-V1(tx_region)
+V1(tx_region);
 int ddsm_v1_tx_region(struct v1 *d, uint64_t gaddr,
-				    uint64_t len)
+		      uint64_t len)
 {
 	return d ? lddsm_tx_region(d->fd, gaddr, len) : lddsm_einval();
 }
 
-V1(tx_begin)
+V1(tx_begin);
 int ddsm_v1_tx_begin(struct v1 *d)
 {
 	return d ? lddsm_tx_call(d->fd, DDSM_IOC_TX_BEGIN, 0, NULL, 0, NULL) :
@@ -211,45 +211,45 @@ int ddsm_v1_tx_begin(struct v1 *d)
 }
 
 /* ABI 11's order: length before buffer (LIBDDSM_2 has buffer, length). */
-V1(tx_read)
+V1(tx_read);
 int ddsm_v1_tx_read(struct v1 *d, uint64_t gaddr, size_t len,
-				void *buf, uint32_t *reason)
+		    void *buf, uint32_t *reason)
 {
 	return d ? lddsm_tx_call(d->fd, DDSM_IOC_TX_READ, gaddr, buf, len,
 				 reason) : lddsm_einval();
 }
 
-V1(tx_readv)
+V1(tx_readv);
 int ddsm_v1_tx_readv(struct v1 *d, const struct ddsm_tx_iov *iov,
-				  unsigned int nr, uint32_t *reason)
+		     unsigned int nr, uint32_t *reason)
 {
 	return d ? lddsm_tx_readv(d->fd, iov, nr, reason) : lddsm_einval();
 }
 
-V1(tx_write)
+V1(tx_write);
 int ddsm_v1_tx_write(struct v1 *d, uint64_t gaddr,
-				  const void *buf, size_t len,
-				  uint32_t *reason)
+		     const void *buf, size_t len,
+		     uint32_t *reason)
 {
 	return d ? lddsm_tx_call(d->fd, DDSM_IOC_TX_WRITE, gaddr, buf, len,
 				 reason) : lddsm_einval();
 }
 
-V1(tx_commit)
+V1(tx_commit);
 int ddsm_v1_tx_commit(struct v1 *d, uint32_t *reason)
 {
 	return d ? lddsm_tx_call(d->fd, DDSM_IOC_TX_COMMIT, 0, NULL, 0,
 				 reason) : lddsm_einval();
 }
 
-V1(tx_abort)
+V1(tx_abort);
 int ddsm_v1_tx_abort(struct v1 *d)
 {
 	return d ? lddsm_tx_call(d->fd, DDSM_IOC_TX_ABORT, 0, NULL, 0, NULL) :
 		   lddsm_einval();
 }
 
-V1(tx_status)
+V1(tx_status);
 int ddsm_v1_tx_status(struct v1 *d, struct ddsm_tx_status *st)
 {
 	if (!d || !st)
@@ -270,10 +270,10 @@ static int run_body(void *ctx)
 	return c->body(c->d, c->arg);
 }
 
-V1(tx_run)
+V1(tx_run);
 int ddsm_v1_tx_run(struct v1 *d,
-			      int (*body)(struct v1 *d, void *arg), void *arg,
-			      unsigned int max_tries, uint32_t *reason)
+		   int (*body)(struct v1 *d, void *arg), void *arg,
+		   unsigned int max_tries, uint32_t *reason)
 {
 	struct run_ctx c = { .d = d, .body = body, .arg = arg };
 

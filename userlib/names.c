@@ -103,10 +103,21 @@ int ddsm_parse_size(const char *s, uint64_t *out)
 	if (errno || end == s)
 		return lddsm_einval();
 	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
+	case 'k':
+	case 'K':
+		shift = 10;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		break;
 	}
+	if (shift)
+		end++;
 	if (*end || (shift && v > (UINT64_MAX >> shift)))
 		return lddsm_einval();
 	*out = (uint64_t)v << shift;
