@@ -9,10 +9,10 @@
 #
 # Expects `make stage` to have run (the Makefile's `check` target does).
 # Variables: BUILD_DIR (default ./build), DDSM_TESTS (space-separated subset
-# of: kunit model packaging one_node three_node transport peer_death
+# of: kunit model packaging api_host one_node three_node transport peer_death
 # home_death configure deploy auth late_home evict sigkill coherence load
 # pause rejoin lossy pmem pcrash backup workloads_host workloads txbench txdeath
-# fuzz litmus;
+# api fuzz litmus;
 # default all).
 # LOAD_SECONDS, LOAD_HOG and LOAD_NODES tune the load component (make soak);
 # COUNTER_ROUNDS (coherence), EVICT_UNITS (evict) and LITMUS_ITERS (litmus)
@@ -26,9 +26,9 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 RESULTS=$BUILD_DIR/results
-DDSM_TESTS=${DDSM_TESTS:-"kunit model workloads_host packaging one_node three_node transport
-	peer_death home_death configure deploy auth late_home evict sigkill coherence load pause
-	rejoin lossy pmem pcrash backup workloads txbench txdeath fuzz litmus"}
+DDSM_TESTS=${DDSM_TESTS:-"kunit model workloads_host packaging api_host one_node three_node
+	transport peer_death home_death configure deploy auth late_home evict sigkill coherence load
+	pause rejoin lossy pmem pcrash backup workloads txbench txdeath api fuzz litmus"}
 export BUILD_DIR
 mkdir -p "$RESULTS"
 
@@ -71,6 +71,16 @@ for t in $DDSM_TESTS; do
 		# make deb, the packages, lintian, a DKMS build, the unit,
 		# the udev rule, the man pages, cluster.conf (issue 14).
 		run_component packaging bash "$ROOT/tests/packaging.sh" ;;
+	api_host)
+		# Issue 38, on the host: the docs against the code, the
+		# docs' C examples built, the completion; every check also
+		# fed a planted mismatch it must catch (tests/components.tsv).
+		run_component api_host bash "$ROOT/tests/vm/api_host/host.sh" ;;
+	api)
+		# Issue 38 on 3 VMs with pmem: the parameters as loaded,
+		# every errno of docs/api.md provoked, earlier ABIs' ioctl
+		# sizes, ddsmctl -j, ABI 11's programs, the docs' examples.
+		run_component api bash "$ROOT/tests/vm/api/host.sh" ;;
 	one_node)
 		run_component one_node bash "$ROOT/qemu/cluster.sh" -n 1 -t 600 \
 			--name one-node -- bash /ddsm/tests/one_node.sh ;;
