@@ -75,7 +75,7 @@ static const struct key keys[] = {
 	{ "port",              K_UINT,    U_LOAD,    1, 65535, "18515", NULL },
 	{ "mode",              K_MODE,    U_LOAD,    0, 0777, "0600", NULL },
 	{ "auth_key",          K_PATH,    U_LOAD,    0, 0, "", NULL },
-	{ "heartbeat_ms",      K_UINT,    U_LOAD,    10, MS_MAX, "200", NULL },
+	{ "heartbeat_ms",      K_UINT,    U_LOAD,    10, MS_MAX / 2, "200", NULL },
 	{ "peer_timeout_ms",   K_UINT,    U_LOAD,    20, MS_MAX, "3000", NULL },
 	{ "reconnect_ms",      K_UINT,    U_LOAD,    10, MS_MAX, "1000", NULL },
 	{ "rejoin_ms",         K_UINT,    U_LOAD,    0, MS_MAX, "30000", NULL },

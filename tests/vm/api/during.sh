@@ -11,7 +11,7 @@ set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../../../qemu/lib.sh"
 
 MS=${API_FREEZE_MS:-1200}
-end=$((SECONDS + 400))
+end=$((SECONDS + 900))
 until cl_ctl_has 0 "api freeze1"; do
 	if [ "$SECONDS" -ge "$end" ] || cl_ctl_has 0 "exit [0-9]+"; then
 		echo "not ok - host: node0 asked for node1's freeze"

@@ -247,7 +247,7 @@ if ! insmod $D/ddsm.ko $ARGS; then
 fi
 ok "insmod ddsm.ko $ARGS ($((SECONDS - t0)) s in)"
 # The others may still be in part A: wait for them longer than usual.
-if ! $CTL cluster wait --timeout 150; then
+if ! $CTL cluster wait --timeout 300; then
 	nok "every peer up (ddsmctl cluster wait)"
 	$CTL status | sed "s/^/# node$ME: /"
 	exit 1

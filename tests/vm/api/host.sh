@@ -75,7 +75,7 @@ else
 	nok "the ABI 11 program's libddsm references carry no symbol version"
 fi
 
-STAGE=$W/stage bash "$ROOT/qemu/cluster.sh" -n 3 -t "${API_LIMIT:-420}" --name api \
+STAGE=$W/stage bash "$ROOT/qemu/cluster.sh" -n 3 -t "${API_LIMIT:-600}" --name api \
 	--pmem 64 --during "bash $HERE/during.sh" -- "bash /ddsm/api/guest.sh"
 rc=$?
 [ $rc -eq 0 ] || failed=1
