@@ -5,7 +5,8 @@
  * flags), munmap, mprotect, mremap, madvise, fork (the child touches the
  * mappings it inherited), ioctls with random and boundary arguments,
  * loads and stores through the live mappings, process_vm_readv on them,
- * and HADES transactions (DDSM_IOC_TX_*) on a small transactional region
+ * and HADES transactions (DDSM_IOC_TX_*, OUTCOME on ids begun here and
+ * on random ones) on a small transactional region
  * every node declares, from the workers and from their forked children
  * on the files they share.
  * Every failure must carry an errno that docs/api.md lists for that call
@@ -335,6 +336,8 @@ static void readv_args(struct ddsm_tx_readv_arg *v, struct ddsm_tx_iov *iov,
  * REGION call is either that region again or malformed: a valid one
  * elsewhere would turn the other nodes' live mappings transactional.
  */
+static uint64_t last_txid;	/* for DDSM_IOC_TX_OUTCOME */
+
 static void do_tx(void)
 {
 	static const uint64_t lens[] = { 0, 1, 8, 64, 100, UNIT - 1, UNIT,
@@ -361,9 +364,22 @@ static void do_tx(void)
 	} else if (k < 18) {
 		cmd = DDSM_IOC_TX_ABORT;
 	} else if (k < 19) {
-		cmd = rnd() % 2 ? DDSM_IOC_TX_STATUS : DDSM_IOC_TX_READV;
-		arg = cmd == DDSM_IOC_TX_READV ? (void *)&v : (void *)buf;
-		readv_args(&v, iov, buf);
+		switch (rnd() % 3) {
+		case 0:
+			cmd = DDSM_IOC_TX_STATUS;
+			arg = buf;
+			break;
+		case 1:
+			cmd = DDSM_IOC_TX_READV;
+			arg = &v;
+			readv_args(&v, iov, buf);
+			break;
+		default:
+			/* A transaction begun here (running or over), or any id. */
+			cmd = DDSM_IOC_TX_OUTCOME;
+			a.txid = rnd() % 4 ? last_txid : rnd();
+			break;
+		}
 	} else {
 		cmd = DDSM_IOC_TX_REGION;
 		arg = &r;
@@ -407,6 +423,8 @@ static void do_tx(void)
 		arg = (void *)8;
 	ret = ioctl(open_fd(), cmd, arg);
 	ioctl_result(OP_TX, cmd, ret, errno);
+	if (!ret && cmd == DDSM_IOC_TX_BEGIN)
+		last_txid = a.txid;
 }
 
 static void do_one(void)
