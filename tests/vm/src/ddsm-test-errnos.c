@@ -352,7 +352,7 @@ static int outcome(int fd, uint64_t txid, uint32_t *reason)
  * another file (EINPROGRESS), then aborted (ECANCELED), one committed
  * (0), an id no node gave (ENOENT) and a malformed argument (EINVAL).
  * COMMIT's ETIMEDOUT, the reason OUTCOME exists, needs a home that stays
- * away: tests/vm/api/guest.sh and the bank component.
+ * away: the bank component (tests/vm/bank) provokes it.
  */
 static void tx_outcome(int fd, int other, const struct ddsm_status *st)
 {
