@@ -10,8 +10,9 @@
 #   BUILD_DIR  where every generated artefact goes (default: ./build)
 #   W, C       passed to Kbuild (W=1 extra warnings, C=1 sparse)
 #   PREFIX     `make install` prefix (default /usr/local), DESTDIR honoured;
-#              MANDIR (default $(PREFIX)/share/man) and the directories of
-#              userlib/Makefile, tools/Makefile, tools/packaging/Makefile
+#              SYSCONFDIR (default /etc), MANDIR (default $(PREFIX)/share/man)
+#              and the directories of userlib/Makefile, tools/Makefile,
+#              tools/packaging/Makefile
 
 ifneq ($(KERNELRELEASE),)
 include $(src)/Kbuild
@@ -101,24 +102,29 @@ stage: all module-selftest
 setup:
 	bash tools/setup-host.sh
 
-# libddsm, ddsmctl, man pages, udev rule, systemd unit, examples; the
-# module itself is installed by DKMS (ddsm-dkms, tools/packaging/).
-# `man ddsm_open` and the like lead to libddsm(3): one link page per
-# function libddsm.h declares.
+# libddsm, ddsmctl, man pages, udev rule, systemd unit, sysusers.d file
+# (the group ddsm), bash completion, examples; the module itself is
+# installed by DKMS (ddsm-dkms, tools/packaging/).  The configuration is
+# read from $(SYSCONFDIR)/ddsm/cluster.conf, /etc by default whatever
+# PREFIX is, as the packages do.  `man ddsm_open` and the like lead to
+# libddsm(3): one link page per function libddsm.h declares.
+SYSCONFDIR ?= /etc
+export SYSCONFDIR
 LIBDDSM_FUNC_RE := s/^[a-z][^(]*[ *]\(ddsm_[a-z_]*\)(.*/\1/p
-LIBDDSM_FUNCS = $(shell sed -n '$(LIBDDSM_FUNC_RE)' userlib/libddsm.h)
+LIBDDSM_FUNCS = $(shell sed -n '$(LIBDDSM_FUNC_RE)' userlib/ddsm/libddsm.h)
 
 install:
 	$(MAKE) -C userlib install
 	$(MAKE) -C tools install
 	$(MAKE) -C tools/packaging install
 	install -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man4 \
-		$(DESTDIR)$(MANDIR)/man8
+		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	install -m 0644 docs/man/libddsm.3 $(DESTDIR)$(MANDIR)/man3/
 	for f in $(LIBDDSM_FUNCS); do \
 		echo '.so man3/libddsm.3' > $(DESTDIR)$(MANDIR)/man3/$$f.3 || exit 1; \
 	done
 	install -m 0644 docs/man/ddsm.4 $(DESTDIR)$(MANDIR)/man4/
+	install -m 0644 docs/man/ddsm-cluster.conf.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 docs/man/ddsmctl.8 $(DESTDIR)$(MANDIR)/man8/
 
 # ddsm-dkms, libddsm1, libddsm-dev, ddsm-tools in $(BUILD_DIR)/deb.

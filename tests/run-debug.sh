@@ -52,7 +52,7 @@ export DDSM_KERNEL_ARGS="loglevel=5 no5lvl ${DDSM_KERNEL_ARGS:-}"
 
 export DDSM_TESTS=${DDSM_TESTS:-"one_node three_node transport peer_death home_death
 	configure auth late_home evict sigkill coherence load pause rejoin pmem pcrash backup
-	fuzz"}
+	api fuzz"}
 bash "$ROOT/tests/run.sh" | tee "$BUILD_DIR/check-debug.log"
 rc=${PIPESTATUS[0]}
 

@@ -1,39 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The cluster configuration file: "key = value" lines, '#' comments.  Every
- * key is either a module parameter (given at load: `ddsmctl modprobe-args`;
- * fault_timeout_ms and grace_us are also writable at run time), the cluster
- * membership (nodes, node_id: DDSM_IOC_CONFIGURE, `ddsmctl configure`), or
- * ddsmctl's own (wait_timeout).  Values are checked here with the module's
- * own limits so that a typo fails on the command line with FILE:LINE, not
- * as an insmod EINVAL with the reason only in dmesg.
+ * key is either a module parameter (given at load: `ddsmctl config
+ * modprobe-args`; the run-time ones are also written to the loaded module
+ * by `ddsmctl cluster join --config`), the cluster membership (nodes,
+ * node_id: DDSM_IOC_CONFIGURE), or ddsmctl's own (wait_timeout).  Values
+ * are checked here against the limits the module enforces, so that a typo
+ * fails on the command line with FILE:LINE, not as an insmod EINVAL with
+ * the reason only in dmesg.  The format and every key are in
+ * ddsm-cluster.conf(5); `ddsmctl config keys` prints this table, and
+ * tests/api_host checks it against the module and the documentation.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <ifaddrs.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ddsmctl.h"
 #include "ddsmctl_config.h"
+#include "ddsmctl_out.h"
 
 /* Where the module shows its parameters; a kernel ABI, not a local path. */
 #define PARAMS_DIR	"/sys/module/ddsm/parameters"
 
 enum kind {
 	K_UINT,		/* decimal, within [lo, hi] */
-	K_U64,		/* decimal */
-	K_SIZE,		/* K/M/G suffixes, 4K multiple, at most 64G */
+	K_U64,		/* decimal, any 64-bit value */
+	K_SIZE,		/* K/M/G suffixes, 4K multiple, within [lo, hi] */
 	K_BOOL,		/* yes/no, on/off, true/false, 1/0 -> Y/N */
-	K_MODE,		/* octal permissions */
+	K_MODE,		/* octal permissions, within [lo, hi] */
 	K_ENUM,		/* one of choices */
 	K_PATH,		/* absolute path */
 	K_NODES,	/* IPv4 list */
 	K_NODEID,	/* number or "auto" */
-	K_SECONDS,	/* ddsmctl wait's timeout */
+	K_SECONDS,	/* ddsmctl wait's timeout, within [lo, hi] */
 };
 
 enum use {
@@ -47,41 +53,46 @@ struct key {
 	const char *name;
 	enum kind kind;
 	enum use use;
-	unsigned long lo, hi;
+	unsigned long long lo, hi;
+	const char *def;	/* the module's default, as documented */
 	const char *choices;
 };
 
+#define MS_MAX	3600000ULL	/* an hour: the longest timeout the module takes */
+
 /*
- * Limits are the module's (kernel/node/params.c); order is modprobe-args'.
- * Only what a user may set: the self-test build's test knobs are not here.
+ * The module's parameters with its defaults and limits (kernel/node/params.c,
+ * kernel/tx/), then the membership and ddsmctl's own key; the order is
+ * modprobe-args'.  Only what a user may set: the self-test build's knobs
+ * (kernel/selftest/) are not configuration, and refused here.
  */
 static const struct key keys[] = {
-	{ "nodes",             K_NODES,   U_CLUSTER, 0, 0, NULL },
-	{ "node_id",           K_NODEID,  U_CLUSTER, 0, 0, NULL },
-	{ "size",              K_SIZE,    U_LOAD,    0, 0, NULL },
-	{ "home_policy",       K_ENUM,    U_LOAD,    0, 0, "interleave range" },
-	{ "port",              K_UINT,    U_LOAD,    1, 65535, NULL },
-	{ "mode",              K_MODE,    U_LOAD,    0, 0, NULL },
-	{ "auth_key",          K_PATH,    U_LOAD,    0, 0, NULL },
-	{ "heartbeat_ms",      K_UINT,    U_LOAD,    1, 3600000, NULL },
-	{ "peer_timeout_ms",   K_UINT,    U_LOAD,    1, 3600000, NULL },
-	{ "reconnect_ms",      K_UINT,    U_LOAD,    1, 3600000, NULL },
-	{ "rejoin_ms",         K_UINT,    U_LOAD,    0, 3600000, NULL },
-	{ "fault_timeout_ms",  K_UINT,    U_RUNTIME, 100, 3600000, NULL },
-	{ "grace_us",          K_UINT,    U_RUNTIME, 0, 10000, NULL },
-	{ "tx_validate_defer_us", K_UINT, U_RUNTIME, 0, 100000, NULL },
-	{ "cache_frames",      K_U64,     U_LOAD,    0, 0, NULL },
-	{ "rdma_frames",       K_UINT,    U_LOAD,    1, 512, NULL },
-	{ "migratory",         K_BOOL,    U_LOAD,    0, 0, NULL },
-	{ "handoff",           K_BOOL,    U_LOAD,    0, 0, NULL },
-	{ "rt_delivery",       K_BOOL,    U_LOAD,    0, 0, NULL },
-	{ "pmem",              K_PATH,    U_LOAD,    0, 0, NULL },
-	{ "pmem_format",       K_BOOL,    U_LOAD,    0, 0, NULL },
-	{ "pmem_flush_ms",     K_UINT,    U_LOAD,    1, 3600000, NULL },
-	{ "pmem_model",        K_ENUM,    U_LOAD,    0, 0, "sync strict read_enf eventual scope" },
-	{ "nr_backups",        K_UINT,    U_LOAD,    0, 1, NULL },
-	{ "cluster_id",        K_U64,     U_LOAD,    0, 0, NULL },
-	{ "wait_timeout",      K_SECONDS, U_TOOL,    0, 0, NULL },
+	{ "nodes",             K_NODES,   U_CLUSTER, 0, 0, "", NULL },
+	{ "node_id",           K_NODEID,  U_CLUSTER, 0, DDSM_MAX_NODES - 1, "0", NULL },
+	{ "size",              K_SIZE,    U_LOAD,    4096, 64ULL << 30, "256M", NULL },
+	{ "home_policy",       K_ENUM,    U_LOAD,    0, 0, "interleave", "interleave range" },
+	{ "port",              K_UINT,    U_LOAD,    1, 65535, "18515", NULL },
+	{ "mode",              K_MODE,    U_LOAD,    0, 0777, "0600", NULL },
+	{ "auth_key",          K_PATH,    U_LOAD,    0, 0, "", NULL },
+	{ "heartbeat_ms",      K_UINT,    U_LOAD,    10, MS_MAX / 2, "200", NULL },
+	{ "peer_timeout_ms",   K_UINT,    U_LOAD,    20, MS_MAX, "3000", NULL },
+	{ "reconnect_ms",      K_UINT,    U_LOAD,    10, MS_MAX, "1000", NULL },
+	{ "rejoin_ms",         K_UINT,    U_LOAD,    0, MS_MAX, "30000", NULL },
+	{ "fault_timeout_ms",  K_UINT,    U_RUNTIME, 100, MS_MAX, "10000", NULL },
+	{ "grace_us",          K_UINT,    U_RUNTIME, 0, 10000, "200", NULL },
+	{ "tx_validate_defer_us", K_UINT, U_RUNTIME, 0, 100000, "1000", NULL },
+	{ "cache_frames",      K_U64,     U_LOAD,    0, 0, "65536", NULL },
+	{ "rdma_frames",       K_UINT,    U_LOAD,    1, 512, "256", NULL },
+	{ "migratory",         K_BOOL,    U_LOAD,    0, 1, "1", NULL },
+	{ "handoff",           K_BOOL,    U_LOAD,    0, 1, "1", NULL },
+	{ "rt_delivery",       K_BOOL,    U_LOAD,    0, 1, "1", NULL },
+	{ "pmem",              K_PATH,    U_LOAD,    0, 0, "", NULL },
+	{ "pmem_format",       K_BOOL,    U_LOAD,    0, 1, "0", NULL },
+	{ "pmem_flush_ms",     K_UINT,    U_LOAD,    1, MS_MAX, "100", NULL },
+	{ "pmem_model",        K_ENUM,    U_LOAD,    0, 0, "eventual", "sync strict read_enf eventual scope" },
+	{ "nr_backups",        K_UINT,    U_LOAD,    0, 1, "0", NULL },
+	{ "cluster_id",        K_U64,     U_LOAD,    0, 0, "0", NULL },
+	{ "wait_timeout",      K_SECONDS, U_TOOL,    0, 86400, "60", NULL },
 };
 #define NR_KEYS	(sizeof(keys) / sizeof(keys[0]))
 _Static_assert(NR_KEYS <= sizeof(((struct ddsmctl_conf *)0)->val) /
@@ -186,7 +197,7 @@ static char *normalise(struct ddsmctl_conf *c, const struct key *k,
 	case K_UINT:
 		if (parse_ulong(v, &n) || n < k->lo || n > k->hi) {
 			snprintf(range, sizeof(range),
-				 "not a decimal number in %lu..%lu", k->lo, k->hi);
+				 "not a decimal number in %llu..%llu", k->lo, k->hi);
 			*why = range;
 			return NULL;
 		}
@@ -198,8 +209,8 @@ static char *normalise(struct ddsmctl_conf *c, const struct key *k,
 		}
 		return strdup(v);
 	case K_SIZE:
-		if (ddsm_parse_size(v, &sz) || !sz ||
-		    sz % DDSM_UNIT_SIZE || sz > (64ULL << 30)) {
+		if (ddsm_parse_size(v, &sz) || sz < k->lo ||
+		    sz % DDSM_UNIT_SIZE || sz > k->hi) {
 			*why = "not a non-zero multiple of 4K (K/M/G suffixes), at most 64G";
 			return NULL;
 		}
@@ -217,7 +228,7 @@ static char *normalise(struct ddsmctl_conf *c, const struct key *k,
 	case K_MODE:
 		errno = 0;
 		n = strtoull(v, &end, 8);
-		if (*v != '0' || errno || *end || n > 0777) {
+		if (*v != '0' || errno || *end || n > k->hi) {
 			*why = "not octal with a leading 0, at most 0777";
 			return NULL;
 		}
@@ -251,7 +262,7 @@ static char *normalise(struct ddsmctl_conf *c, const struct key *k,
 	case K_SECONDS:
 		errno = 0;
 		d = strtod(v, &end);
-		if (errno || end == v || *end || !(d >= 0 && d <= 86400)) {
+		if (errno || end == v || *end || !(d >= k->lo && d <= k->hi)) {
 			*why = "not a number of seconds, 0 to 86400";
 			return NULL;
 		}
@@ -338,6 +349,28 @@ static int resolve_node(struct ddsmctl_conf *c)
 	return 0;
 }
 
+/* A key's value in the file, or the module's default. */
+static unsigned long long value_or_default(const struct ddsmctl_conf *c,
+					   const char *name)
+{
+	const char *v = get(c, name);
+
+	return strtoull(v ? v : keys[key_index(name)].def, NULL, 10);
+}
+
+/* The limits that tie two keys together, as the module checks them. */
+static int check_together(const struct ddsmctl_conf *c)
+{
+	unsigned long long hb = value_or_default(c, "heartbeat_ms");
+
+	if (value_or_default(c, "peer_timeout_ms") < 2 * hb)
+		return conf_error(c->path, 0, NULL,
+				  "peer_timeout_ms must be at least twice heartbeat_ms");
+	if (value_or_default(c, "nr_backups") && !get(c, "pmem"))
+		return conf_error(c->path, 0, NULL, "nr_backups = 1 needs pmem");
+	return 0;
+}
+
 int ddsmctl_conf_load(struct ddsmctl_conf *c, const char *path)
 {
 	char *line = NULL, *p, *eq, *hash;
@@ -392,6 +425,8 @@ int ddsmctl_conf_load(struct ddsmctl_conf *c, const char *path)
 	free(line);
 	if (!ret)
 		ret = resolve_node(c);
+	if (!ret)
+		ret = check_together(c);
 	if (ret)
 		ddsmctl_conf_free(c);
 	return ret;
@@ -409,11 +444,12 @@ void ddsmctl_conf_free(struct ddsmctl_conf *c)
 
 /*
  * Load-time parameters, "key=value" separated by blanks, for
- * `modprobe ddsm $(ddsmctl modprobe-args)`.  nodes and node_id are left to
- * `ddsmctl configure`, except with pmem=: a namespace is checked against
- * this node's place in the cluster when the module mounts it, at load.
+ * `modprobe ddsm $(ddsmctl config modprobe-args)`.  nodes and node_id are
+ * left to `ddsmctl cluster join`, except with pmem=: a namespace is
+ * checked against this node's place in the cluster when the module mounts
+ * it, at load.
  */
-int ddsmctl_modprobe_args(int argc, char **argv)
+int cmd_config_modprobe_args(struct ctl *ctl, int argc, char **argv)
 {
 	const char *path = DDSMCTL_CONFIG_DEFAULT, *sep = "";
 	struct ddsmctl_conf c;
@@ -422,9 +458,9 @@ int ddsmctl_modprobe_args(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[0], "--config"))
 		path = argv[1];
 	else if (argc)
-		return 2;
+		return EXIT_USAGE;
 	if (ddsmctl_conf_load(&c, path))
-		return 1;
+		return EXIT_ERROR;
 	for (i = 0; i < NR_KEYS; i++) {
 		if (!c.val[i] || keys[i].use == U_TOOL)
 			continue;
@@ -438,7 +474,135 @@ int ddsmctl_modprobe_args(int argc, char **argv)
 	}
 	printf("\n");
 	ddsmctl_conf_free(&c);
-	return fflush(stdout) ? 1 : 0;
+	return fflush(stdout) ? ctl_fail(ctl, "write") : EXIT_OK;
+}
+
+/* `config check`: the file parses; its keys as the module will get them. */
+int cmd_config_check(struct ctl *ctl, int argc, char **argv)
+{
+	const char *path = DDSMCTL_CONFIG_DEFAULT;
+	struct ddsmctl_conf c;
+	size_t i;
+
+	if (argc == 2 && !strcmp(argv[0], "--config"))
+		path = argv[1];
+	else if (argc)
+		return EXIT_USAGE;
+	if (ddsmctl_conf_load(&c, path))
+		return EXIT_ERROR;
+	out_start(ctl->json);
+	out_str("file", path);
+	if (c.node_id >= 0)
+		out_u64("node_id", (uint64_t)c.node_id);
+	out_object("keys", NULL);
+	for (i = 0; i < NR_KEYS; i++)
+		if (c.val[i] && strcmp(keys[i].name, "node_id"))
+			out_str(keys[i].name, c.val[i]);
+	out_object_end();
+	ddsmctl_conf_free(&c);
+	return out_finish() ? ctl_fail(ctl, "write") : EXIT_OK;
+}
+
+static const char *const use_names[] = {
+	[U_LOAD] = "load",
+	[U_RUNTIME] = "runtime",
+	[U_CLUSTER] = "cluster",
+	[U_TOOL] = "ddsmctl",
+};
+
+/* A size as the documentation writes it: 4K, 64G. */
+static const char *size_text(unsigned long long v, char *buf, size_t len)
+{
+	static const char units[] = "GMK";
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		unsigned int shift = 30 - 10 * i;
+
+		if (v && !(v & ((1ULL << shift) - 1))) {
+			snprintf(buf, len, "%llu%c", v >> shift, units[i]);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%llu", v);
+	return buf;
+}
+
+/* A key's limits as the documentation writes them: "10..3600000", ... */
+static void limits(const struct key *k, char *buf, size_t len)
+{
+	char lo[24], hi[24];
+
+	switch (k->kind) {
+	case K_UINT:
+	case K_NODEID:
+	case K_SECONDS:
+		snprintf(buf, len, "%llu..%llu", k->lo, k->hi);
+		break;
+	case K_SIZE:
+		snprintf(buf, len, "%s..%s", size_text(k->lo, lo, sizeof(lo)),
+			 size_text(k->hi, hi, sizeof(hi)));
+		break;
+	case K_MODE:
+		snprintf(buf, len, "%#llo..%#llo", k->lo, k->hi);
+		break;
+	case K_BOOL:
+		snprintf(buf, len, "0|1");
+		break;
+	case K_ENUM: {
+		size_t i;
+
+		snprintf(buf, len, "%s", k->choices);
+		for (i = 0; buf[i]; i++)
+			if (buf[i] == ' ')
+				buf[i] = '|';
+		break;
+	}
+	case K_U64:
+		snprintf(buf, len, "any");
+		break;
+	case K_PATH:
+		snprintf(buf, len, "path");
+		break;
+	case K_NODES:
+		snprintf(buf, len, "ipv4-list");
+		break;
+	}
+}
+
+/* `config keys`: every key, its default, limits and when it applies. */
+int cmd_config_keys(struct ctl *ctl, int argc, char **argv)
+{
+	char lim[96];
+	size_t i;
+
+	(void)argc;
+	(void)argv;
+	if (!ctl->json) {
+		/* A table for people: one key a line. */
+		printf("%-22s %-11s %-36s %s\n", "KEY", "DEFAULT", "LIMITS",
+		       "APPLIED");
+		for (i = 0; i < NR_KEYS; i++) {
+			limits(&keys[i], lim, sizeof(lim));
+			printf("%-22s %-11s %-36s %s\n", keys[i].name,
+			       *keys[i].def ? keys[i].def : "-", lim,
+			       use_names[keys[i].use]);
+		}
+		return fflush(stdout) ? ctl_fail(ctl, "write") : EXIT_OK;
+	}
+	out_start(ctl->json);
+	out_array("keys");
+	for (i = 0; i < NR_KEYS; i++) {
+		limits(&keys[i], lim, sizeof(lim));
+		out_object(NULL, keys[i].name);
+		out_str("name", keys[i].name);
+		out_str("default", keys[i].def);
+		out_str("limits", lim);
+		out_str("applied", use_names[keys[i].use]);
+		out_object_end();
+	}
+	out_array_end();
+	return out_finish() ? ctl_fail(ctl, "write") : EXIT_OK;
 }
 
 /* The loaded module's value of a parameter, newline stripped. */
@@ -536,7 +700,8 @@ static int same_cluster(struct ddsm *d, const struct ddsmctl_conf *c)
 	unsigned int i;
 	size_t len;
 
-	if (d->node_id != (uint32_t)c->node_id || d->nr_nodes != c->nr_nodes)
+	if (ddsm_node_id(d) != (uint32_t)c->node_id ||
+	    ddsm_nr_nodes(d) != c->nr_nodes)
 		return 0;
 	if (c->nr_nodes == 1)
 		return 1;
@@ -551,13 +716,19 @@ static int same_cluster(struct ddsm *d, const struct ddsmctl_conf *c)
 	return 1;
 }
 
-int ddsmctl_configure_file(struct ddsm *d, const char *dev, const char *path)
+int ddsmctl_configure_file(struct ctl *ctl, const char *path)
 {
+	struct ddsm *d;
 	struct ddsmctl_conf c;
 	int ret = 1;
 
 	if (ddsmctl_conf_load(&c, path))
 		return 1;
+	if (c.node_id >= 0 && ctl_open(ctl)) {
+		ddsmctl_conf_free(&c);
+		return 1;
+	}
+	d = ctl->h;
 	if (c.node_id < 0) {
 		fprintf(stderr, "%s: no nodes and node_id: nothing to configure\n",
 			path);
@@ -566,17 +737,18 @@ int ddsmctl_configure_file(struct ddsm *d, const char *dev, const char *path)
 	if (apply_params(&c))
 		goto out;
 	if (same_cluster(d, &c)) {
-		printf("node %u of %u (already)\n", d->node_id, d->nr_nodes);
+		printf("node %u of %u (already)\n", ddsm_node_id(d),
+		       ddsm_nr_nodes(d));
 		ret = 0;
 		goto out;
 	}
 	if (ddsm_configure(d, (uint32_t)c.node_id,
 			   c.nr_nodes > 1 ? get(&c, "nodes") : "")) {
-		fprintf(stderr, "ddsmctl: configure node %d on %s: %s\n",
-			c.node_id, dev, strerror(errno));
+		fprintf(stderr, "%s: configure node %d on %s: %s\n",
+			ctl->prog, c.node_id, ctl->dev, strerror(errno));
 		goto out;
 	}
-	printf("node %u of %u\n", d->node_id, d->nr_nodes);
+	printf("node %u of %u\n", ddsm_node_id(d), ddsm_nr_nodes(d));
 	ret = 0;
 out:
 	ddsmctl_conf_free(&c);

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ddsmctl's cluster configuration file (/etc/ddsm/cluster.conf): parsing,
- * and the three commands built on it (configure --config, modprobe-args,
- * wait --config).  The format and every key are in ddsmctl(8).
+ * and the commands built on it (cluster join --config, cluster wait
+ * --config, config check, config keys, config modprobe-args).  The format
+ * and every key are in ddsm-cluster.conf(5).
  */
 #ifndef DDSMCTL_CONFIG_H
 #define DDSMCTL_CONFIG_H
 
-#include "libddsm.h"
+#include "ddsmctl.h"
 
-#define DDSMCTL_CONFIG_DEFAULT	"/etc/ddsm/cluster.conf"
+#ifndef SYSCONFDIR
+#define SYSCONFDIR	"/etc"
+#endif
+#define DDSMCTL_CONFIG_DEFAULT	SYSCONFDIR "/ddsm/cluster.conf"
 
 /* The parsed file: one normalised value per known key, NULL if unset. */
 struct ddsmctl_conf {
@@ -24,13 +28,10 @@ struct ddsmctl_conf {
 int ddsmctl_conf_load(struct ddsmctl_conf *c, const char *path);
 void ddsmctl_conf_free(struct ddsmctl_conf *c);
 
-/* `ddsmctl modprobe-args --config FILE`: the load-time parameters. */
-int ddsmctl_modprobe_args(int argc, char **argv);
-
-/* wait_timeout (default 60 s) for `ddsmctl wait --config FILE`. */
+/* wait_timeout (default 60 s) for `ddsmctl cluster wait --config FILE`. */
 int ddsmctl_conf_wait_timeout(const char *path, double *timeout);
 
-/* `ddsmctl configure --config FILE` on an open device. */
-int ddsmctl_configure_file(struct ddsm *d, const char *dev, const char *path);
+/* `ddsmctl cluster join --config FILE` on the open device: exit status. */
+int ddsmctl_configure_file(struct ctl *ctl, const char *path);
 
 #endif /* DDSMCTL_CONFIG_H */

@@ -1,51 +1,131 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * `ddsmctl help COMMAND` prints the block of usage() that describes
- * COMMAND: the line starting "  COMMAND" and its indented continuation
- * lines.  usage() stays the one place the commands are described, and
- * ddsmctl(8) is checked against it by tests/packaging.sh.
+ * ddsmctl's help, from the command table: `ddsmctl --help` (everything),
+ * `ddsmctl help OBJECT [COMMAND]`, `ddsmctl OBJECT COMMAND --help`, and
+ * `ddsmctl help --list` / `--aliases` (one command a line, for the bash
+ * completion and the tests that hold the man page to the table).
  */
 #define _GNU_SOURCE
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "ddsmctl_help.h"
+#include "ddsmctl.h"
 
-/* A command's first line: two blanks, the name, then a blank or the end. */
-static int starts_command(const char *line, const char *cmd)
+#define WIDTH	78
+
+/* @text wrapped to WIDTH, each line indented by @indent blanks. */
+static void wrap(FILE *f, const char *text, int indent)
 {
-	size_t n = strlen(cmd);
+	const char *p = text;
 
-	return !strncmp(line, "  ", 2) && line[2] != ' ' &&
-	       !strncmp(line + 2, cmd, n) &&
-	       (line[2 + n] == ' ' || line[2 + n] == '\n' || !line[2 + n]);
+	while (*p) {
+		int room = WIDTH - indent, n = (int)strlen(p);
+
+		if (n > room) {
+			n = room;
+			while (n > 0 && p[n] != ' ')
+				n--;
+			if (!n)
+				n = room;
+		}
+		fprintf(f, "%*s%.*s\n", indent, "", n, p);
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
 }
 
-int ddsmctl_help(void (*usage)(FILE *), const char *cmd)
+static void synopsis(FILE *f, const struct ddsmctl_cmd *c)
 {
-	char *text = NULL, *line, *save = NULL;
-	size_t len = 0;
-	int in = 0, found = 0;
-	FILE *f = open_memstream(&text, &len);
+	fprintf(f, "  %s%s%s%s%s\n", c->object, c->name ? " " : "",
+		c->name ? c->name : "", *c->args ? " " : "", c->args);
+}
 
-	if (!f)
-		return 1;
-	usage(f);
-	fclose(f);
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (starts_command(line, cmd))
-			in = found = 1;
-		else if (strncmp(line, "    ", 4))
-			in = 0;	/* not a continuation line */
-		if (in)
-			printf("%s\n", line);
+static void describe(FILE *f, const struct ddsmctl_cmd *c)
+{
+	synopsis(f, c);
+	wrap(f, c->help, 6);
+}
+
+void ddsmctl_usage(FILE *f, const char *prog)
+{
+	const struct ddsmctl_cmd *c;
+
+	fprintf(f,
+		"usage: %s [-d DEVICE] [-j] OBJECT COMMAND [ARGUMENTS]\n"
+		"       %s OBJECT COMMAND --help | help [OBJECT [COMMAND]]\n"
+		"       %s -V | --version | -h | --help\n"
+		"commands:\n", prog, prog, prog);
+	for (c = ddsmctl_cmds; c->object; c++)
+		if (!(c->flags & CMD_ALIAS))
+			describe(f, c);
+	fprintf(f,
+		"options:\n"
+		"  -d, --device DEVICE\n"
+		"      the ddsm device (default %s)\n"
+		"  -j, --json\n"
+		"      JSON instead of \"key: value\" lines (show commands, tx stats,\n"
+		"      status, version, config check and keys)\n"
+		"  -V, --version\n"
+		"      the same as the version command\n"
+		"  -h, --help\n"
+		"      this text; after a command, that command's\n"
+		"old commands (kept for scripts):\n", DDSM_DEFAULT_PATH);
+	for (c = ddsmctl_cmds; c->object; c++)
+		if (c->flags & CMD_ALIAS)
+			describe(f, c);
+	fprintf(f,
+		"GADDR and LEN take decimal, 0x hex and K, M, G suffixes.\n"
+		"exit status: 0 ok, 1 error, 2 usage, 3 cluster wait timed out.\n");
+}
+
+/* One line per command (current or old), each name once. */
+static void list(int aliases)
+{
+	const struct ddsmctl_cmd *c, *prev = NULL;
+
+	for (c = ddsmctl_cmds; c->object; prev = c, c++) {
+		if (!(c->flags & CMD_ALIAS) != !aliases)
+			continue;
+		if (prev && !strcmp(prev->object, c->object) && prev->name &&
+		    c->name && !strcmp(prev->name, c->name))
+			continue;
+		printf("%s%s%s\n", c->object, c->name ? " " : "",
+		       c->name ? c->name : "");
 	}
-	free(text);
+}
+
+int ddsmctl_help(const struct ctl *ctl, int argc, char **argv)
+{
+	const struct ddsmctl_cmd *c;
+	int found = 0;
+
+	if (!argc) {
+		ddsmctl_usage(stdout, ctl->prog);
+		return EXIT_OK;
+	}
+	if (argc == 1 && (!strcmp(argv[0], "--list") ||
+			  !strcmp(argv[0], "--aliases"))) {
+		list(!strcmp(argv[0], "--aliases"));
+		return EXIT_OK;
+	}
+	if (argc > 2)
+		return EXIT_USAGE;
+	for (c = ddsmctl_cmds; c->object; c++) {
+		if (strcmp(c->object, argv[0]))
+			continue;
+		if (argc == 2 && (!c->name || strcmp(c->name, argv[1])))
+			continue;
+		if (!found++)
+			printf("usage: %s [-d DEVICE]%s ...\n", ctl->prog,
+			       c->flags & CMD_JSON ? " [-j]" : "");
+		describe(stdout, c);
+	}
 	if (!found) {
-		fprintf(stderr, "ddsmctl: no command '%s' (ddsmctl --help lists them)\n",
-			cmd);
-		return 2;
+		fprintf(stderr, "%s: no command '%s%s%s' (%s --help lists them)\n",
+			ctl->prog, argv[0], argc == 2 ? " " : "",
+			argc == 2 ? argv[1] : "", ctl->prog);
+		return EXIT_USAGE;
 	}
-	return 0;
+	return EXIT_OK;
 }

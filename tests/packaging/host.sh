@@ -49,7 +49,7 @@ check "make deb wrote nothing outside $BUILD_DIR${left:+ (wrote: $left)}" test -
 
 # --- contents ---------------------------------------------------------------
 # libddsm.h's functions: libddsm(3) documents each, a link page per name.
-funcs=$(sed -n 's/^[a-z][^(]*[ *]\(ddsm_[a-z_]*\)(.*/\1/p' "$ROOT/userlib/libddsm.h" | sort -u)
+funcs=$(sed -n 's/^[a-z][^(]*[ *]\(ddsm_[a-z_]*\)(.*/\1/p' "$ROOT/userlib/ddsm/libddsm.h" | sort -u)
 pkgfile() { echo "$DEB/${1}_${VERSION}_$2.deb"; }
 # files PACKAGE ARCH: the regular files and links it holds, one a line.
 files() { dpkg-deb -c "$(pkgfile "$1" "$2")" | awk '$1 !~ /^d/ {print $6}' | sed 's|^\./||' | sort; }
@@ -58,7 +58,7 @@ doc() { printf 'usr/share/doc/%s/changelog.gz\nusr/share/doc/%s/copyright\n' "$1
 want_lib() { { echo "usr/lib/$MA/libddsm.so.1"; doc libddsm1; } | sort; }
 want_dev() {
 	{
-		printf '%s\n' usr/include/libddsm.h usr/include/linux/ddsm.h \
+		printf '%s\n' usr/include/ddsm/libddsm.h usr/include/ddsm/linux/ddsm.h \
 			"usr/lib/$MA/libddsm.a" "usr/lib/$MA/libddsm.so" \
 			"usr/lib/$MA/pkgconfig/libddsm.pc" usr/share/man/man3/libddsm.3.gz
 		for f in $funcs; do echo "usr/share/man/man3/$f.3.gz"; done
@@ -68,8 +68,9 @@ want_dev() {
 want_tools() {
 	{
 		printf '%s\n' usr/sbin/ddsmctl usr/share/man/man8/ddsmctl.8.gz \
-			usr/share/man/man4/ddsm.4.gz lib/udev/rules.d/60-ddsm.rules \
-			lib/systemd/system/ddsm.service \
+			usr/share/man/man4/ddsm.4.gz usr/share/man/man5/ddsm-cluster.conf.5.gz \
+			lib/udev/rules.d/60-ddsm.rules lib/systemd/system/ddsm.service \
+			usr/lib/sysusers.d/ddsm.conf usr/share/bash-completion/completions/ddsmctl \
 			usr/share/doc/ddsm-tools/examples/cluster.conf \
 			usr/share/doc/ddsm-tools/examples/modprobe-ddsm.conf
 		doc ddsm-tools
@@ -101,6 +102,8 @@ same_list libddsm-dev "$(want_dev)" "$ARCH"
 same_list ddsm-tools "$(want_tools)" "$ARCH"
 
 field() { dpkg-deb -f "$(pkgfile "$1" "$2")" "$3"; }
+export -f field pkgfile
+export DEB VERSION
 check "every package has version $VERSION (tools/packaging/VERSION)" \
 	test "$(for p in libddsm1 libddsm-dev ddsm-tools; do field $p "$ARCH" Version; done; field ddsm-dkms all Version)" = \
 	"$(printf '%s\n' "$VERSION" "$VERSION" "$VERSION" "$VERSION")"
@@ -110,15 +113,36 @@ for p in ddsm-dkms:all libddsm1:$ARCH libddsm-dev:$ARCH ddsm-tools:$ARCH; do
 done
 check "dkms.conf: PACKAGE_VERSION=$VERSION" \
 	grep -qx "PACKAGE_VERSION=\"$VERSION\"" "$x/usr/src/ddsm-$VERSION/dkms.conf"
-check "libddsm.pc: Version $VERSION, libdir /usr/lib/$MA" \
+check "libddsm.pc: Version $VERSION, libdir /usr/lib/$MA, headers in includedir/ddsm" \
 	bash -c "grep -qx 'Version: $VERSION' '$x/usr/lib/$MA/pkgconfig/libddsm.pc' &&
-		grep -qx 'libdir=/usr/lib/$MA' '$x/usr/lib/$MA/pkgconfig/libddsm.pc'"
+		grep -qx 'libdir=/usr/lib/$MA' '$x/usr/lib/$MA/pkgconfig/libddsm.pc' &&
+		grep -qx 'Cflags: -I\${includedir}/ddsm' '$x/usr/lib/$MA/pkgconfig/libddsm.pc'"
 check "libddsm.so.1 has SONAME libddsm.so.1" \
 	bash -c "objdump -p '$x/usr/lib/$MA/libddsm.so.1' | grep -q 'SONAME *libddsm.so.1$'"
-check "libddsm-dev's headers compile a program against libddsm" \
-	bash -c "printf '#include <libddsm.h>\nint main(void){struct ddsm d; return ddsm_open(&d, \"/nonexistent\") ? 0 : 1;}\n' >'$W/t.c' &&
-		gcc -I'$x/usr/include' -o '$W/t' '$W/t.c' -L'$x/usr/lib/$MA' -lddsm &&
-		LD_LIBRARY_PATH='$x/usr/lib/$MA' '$W/t'"
+# A program as the manual writes it, built both ways a user would.
+printf '#include <%s>\nint main(void){struct ddsm *h = ddsm_open("/nonexistent"); return h ? 1 : 0;}\n' \
+	ddsm/libddsm.h >"$W/t1.c"
+sed 's|ddsm/libddsm.h|libddsm.h|' "$W/t1.c" >"$W/t2.c"
+check "libddsm-dev: #include <ddsm/libddsm.h> builds and runs against libddsm" \
+	bash -c "gcc -Wall -Werror -I'$x/usr/include' -o '$W/t1' '$W/t1.c' -L'$x/usr/lib/$MA' -lddsm &&
+		LD_LIBRARY_PATH='$x/usr/lib/$MA' '$W/t1'"
+check "libddsm-dev: #include <libddsm.h> with libddsm.pc's Cflags builds" \
+	bash -c "gcc -Wall -Werror -I'$x/usr/include/ddsm' -o '$W/t2' '$W/t2.c' -L'$x/usr/lib/$MA' -lddsm"
+check "libddsm-dev: nothing in linux-libc-dev's /usr/include/linux" \
+	test ! -e "$x/usr/include/linux"
+# Versioned symbols: the ones of the symbols file, no unversioned export.
+syms=$(readelf --dyn-syms -W "$x/usr/lib/$MA/libddsm.so.1" | awk '$7 != "UND" && $8 ~ /^ddsm_/ {print $8}' | sed 's/@@*/@/' | sort)
+want=$(sed -n 's/^ \(ddsm_[a-z_]*@LIBDDSM_[0-9]*\) .*/\1/p' "$ROOT/tools/packaging/deb/libddsm1.symbols" | sort)
+check "libddsm.so.1 exports exactly libddsm1.symbols's $(wc -l <<<"$want") versioned symbols" \
+	test "$syms" = "$want"
+check "libddsm1 ships a symbols file (LIBDDSM_1 and LIBDDSM_2)" \
+	bash -c "dpkg-deb -I '$(pkgfile libddsm1 "$ARCH")' symbols | grep -q 'ddsm_open@LIBDDSM_1' &&
+		dpkg-deb -I '$(pkgfile libddsm1 "$ARCH")' symbols | grep -q 'ddsm_open@LIBDDSM_2'"
+check "ddsm-tools and libddsm-dev pin libddsm1 $VERSION; both break an older ddsm-dkms" \
+	bash -c "field ddsm-tools '$ARCH' Depends | grep -q 'libddsm1 (= $VERSION)' &&
+		field libddsm-dev '$ARCH' Depends | grep -q 'libddsm1 (= $VERSION)' &&
+		field ddsm-tools '$ARCH' Breaks | grep -q 'ddsm-dkms (<<' &&
+		field libddsm1 '$ARCH' Breaks | grep -q 'ddsm-dkms (<<'"
 
 # --- lintian ----------------------------------------------------------------
 if lintian --no-cfg --fail-on error "$DEB"/*_"$VERSION"_*.deb >"$W/lintian.log" 2>&1; then
@@ -177,29 +201,36 @@ check "60-ddsm.rules gives /dev/ddsm to group ddsm, mode 0660" \
 
 # --- man pages --------------------------------------------------------------
 for m in "$x"/usr/share/man/man3/libddsm.3.gz "$x"/usr/share/man/man4/ddsm.4.gz \
-	"$x"/usr/share/man/man8/ddsmctl.8.gz; do
+	"$x"/usr/share/man/man5/ddsm-cluster.conf.5.gz "$x"/usr/share/man/man8/ddsmctl.8.gz; do
 	n=$(basename "$m" .gz)
 	out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$m" 2>&1 >/dev/null) || out="man exited $?: $out"
 	if [ -z "$out" ]; then ok "man -l $n: no warning"; else nok "man -l $n: no warning"; echo "$out" | quote; fi
 done
 
 CTL=$x/usr/sbin/ddsmctl
+export LD_LIBRARY_PATH=$x/usr/lib/$MA	# the packaged ddsmctl and its libddsm
 render() { LC_ALL=C MANWIDTH=300 man -l "$x/usr/share/man/$1.gz" 2>/dev/null || true; }
-# Commands as `ddsmctl --help` lists them: "  NAME ARGS" lines.
-help_cmds() { "$CTL" --help | sed -n 's/^  \([a-z][a-z-]*\).*/\1/p' | sort -u; }
-man_cmds() { render man8/ddsmctl.8 | awk '/^COMMANDS/{f=1;next} /^[A-Z]/{f=0} f && /^       [a-z]/{print $1}' | sort -u; }
-check "ddsmctl(8) describes exactly the commands of ddsmctl --help" \
-	test "$(help_cmds)" = "$(man_cmds)"
+# The words of a man page's tag lines in SECTION: "peer show", "status".
+man_cmds() {
+	render man8/ddsmctl.8 | awk -v s="$1" '$0 == s {f=1; next} /^[A-Z]/ {f=0}
+		f && /^       [a-z]/ {o=$1; if ($2 ~ /^[a-z][a-z-]*$/ && $2 != "Old") o=o" "$2; print o}' | sort -u
+}
+check "ddsmctl(8) COMMANDS are exactly ddsmctl help --list" \
+	test "$("$CTL" help --list | sort -u)" = "$(man_cmds COMMANDS)"
+check "ddsmctl(8) OLD COMMANDS are exactly ddsmctl help --aliases" \
+	test "$("$CTL" help --aliases | sort -u)" = "$(man_cmds 'OLD COMMANDS')"
 bad=
 page=$(render man8/ddsmctl.8)
-for c in $(help_cmds); do
-	# Each synopsis line of `help CMD` is a tag line of the page.
+while IFS= read -r c; do
+	# Each synopsis of `help OBJECT [COMMAND]` is a tag line of the page.
 	while IFS= read -r syn; do
 		grep -qxF "       $syn" <<<"$page" || grep -qF "       $syn " <<<"$page" || bad+=" '$syn'"
-	done < <("$CTL" help "$c" | sed -n 's/^  \([a-z].*\)$/\1/p' | sed 's/  .*//')
-done
-check "every synopsis of ddsmctl help COMMAND is in ddsmctl(8)${bad:+ (missing:$bad)}" test -z "$bad"
+	done < <(read -ra w <<<"$c"; "$CTL" help "${w[@]}" | sed -n 's/^  \([a-z].*\)$/\1/p')
+done < <("$CTL" help --list; "$CTL" help --aliases)
+check "every synopsis of ddsmctl help OBJECT COMMAND is in ddsmctl(8)${bad:+ (missing:$bad)}" test -z "$bad"
 check "ddsmctl help nosuchcommand exits 2" bash -c "'$CTL' help nosuchcommand 2>/dev/null; [ \$? -eq 2 ]"
+check "ddsmctl --version names ddsmctl and libddsm $VERSION" \
+	bash -c "'$CTL' --version | grep -qx 'ddsmctl $VERSION' && '$CTL' --version | grep -q '^libddsm $VERSION, ABI '"
 
 lib3=$(render man3/libddsm.3)
 missing=
@@ -225,21 +256,8 @@ done
 check "modinfo of the production ddsm.ko: the $(wc -w <<<"$params") user parameters, none of the $(wc -w <<<"$knobs") test knobs (cluster.conf refuses them${accepted:+; accepts:$accepted})" \
 	bash -c "[ -n '$params' ] && [ '$(echo $params)' = '$(echo $modparams)' ] &&
 		! modinfo -F parm '$ko' | grep -qi 'test only' && [ -z '$accepted' ]"
-dev4=$(render man4/ddsm.4)
+# Their defaults and limits against the docs and the parser: tests/api_host.
 ex=$x/usr/share/doc/ddsm-tools/examples
-m4= mp= cf=
-for p in $params; do
-	grep -q "^       $p=" <<<"$dev4" || m4+=" $p"
-	grep -q "^#options ddsm $p=" "$ex/modprobe-ddsm.conf" || mp+=" $p"
-	printf '%s = 0\n' "$p" >"$W/one.conf"
-	if ! "$CTL" modprobe-args --config "$W/one.conf" >/dev/null 2>"$W/one.err" &&
-		grep -q 'unknown key' "$W/one.err"; then
-		cf+=" $p"
-	fi
-done
-check "ddsm(4) describes all $(wc -w <<<"$params") module parameters${m4:+ (missing:$m4)}" test -z "$m4"
-check "modprobe-ddsm.conf has every module parameter${mp:+ (missing:$mp)}" test -z "$mp"
-check "cluster.conf accepts every module parameter${cf:+ (unknown:$cf)}" test -z "$cf"
 
 # --- cluster.conf -----------------------------------------------------------
 conf() { printf '%s\n' "$@" >"$W/c.conf"; }
@@ -274,8 +292,16 @@ check "refused: port out of range" refused "c.conf:1: port: not a decimal number
 check "refused: home_policy not a policy" refused "c.conf:1: home_policy: not one of" "home_policy = random"
 check "refused: a line without =" refused "c.conf:1: size 1G: expected key = value" "size 1G"
 check "refused: a file that is not there" bash -c "! '$CTL' modprobe-args --config '$W/nonexistent' 2>/dev/null"
+check "refused: heartbeat_ms below the module's 10" refused "c.conf:1: heartbeat_ms: not a decimal number in 10..1800000" "heartbeat_ms = 5"
+check "refused: peer_timeout_ms below twice heartbeat_ms" refused "peer_timeout_ms must be at least twice heartbeat_ms" "heartbeat_ms = 500" "peer_timeout_ms = 900"
+check "refused: tx_validate_defer_us past 100000" refused "c.conf:1: tx_validate_defer_us: not a decimal number in 0..100000" "tx_validate_defer_us = 100001"
+conf "tx_validate_defer_us = 500" "grace_us = 0"
+check "tx_validate_defer_us and grace_us accepted (run-time parameters, also at load)" \
+	test "$(args)" = "grace_us=0 tx_validate_defer_us=500"
+check "config check prints the file's keys (-j: JSON)" \
+	bash -c "'$CTL' -j config check --config '$W/c.conf' | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"keys\"][\"tx_validate_defer_us\"] == \"500\"'"
 
-# --- make install -----------------------------------------------------------
+# --- make install ---------------------------------------------------------
 # From make deb's copy of the tree, so that this test builds nothing in
 # the checkout either.
 d=$W/destdir
@@ -285,16 +311,40 @@ else
 	nok "make install DESTDIR=... PREFIX=/opt/ddsm"
 	quote <"$W/install.log"
 fi
-check "make install: man pages, ddsmctl, libddsm, unit, rule under DESTDIR/PREFIX" \
+check "make install: man pages, ddsmctl, libddsm, headers, unit, rule, group, completion under DESTDIR/PREFIX" \
 	bash -c "cd '$d/opt/ddsm' && test -f share/man/man8/ddsmctl.8 -a -f share/man/man3/libddsm.3 \
-		-a -f share/man/man4/ddsm.4 -a -x sbin/ddsmctl -a -f lib/libddsm.so.1 \
-		-a -f include/linux/ddsm.h -a -f lib/pkgconfig/libddsm.pc \
-		-a -f lib/systemd/system/ddsm.service -a -f lib/udev/rules.d/60-ddsm.rules"
-check "make install: nothing outside DESTDIR/PREFIX" \
+		-a -f share/man/man4/ddsm.4 -a -f share/man/man5/ddsm-cluster.conf.5 -a -x sbin/ddsmctl \
+		-a -f lib/libddsm.so.1 -a -f include/ddsm/libddsm.h -a -f include/ddsm/linux/ddsm.h \
+		-a -f lib/pkgconfig/libddsm.pc -a -f lib/systemd/system/ddsm.service \
+		-a -f lib/udev/rules.d/60-ddsm.rules -a -f lib/sysusers.d/ddsm.conf \
+		-a -f share/bash-completion/completions/ddsmctl"
+check "make install: nothing outside DESTDIR/PREFIX (the config stays in /etc, not installed)" \
 	test "$(find "$d" -mindepth 1 -maxdepth 2 | sort | tr '\n' ' ')" = "$d/opt $d/opt/ddsm "
-check "make install: the unit runs PREFIX's ddsmctl" \
-	grep -q '^ExecStart=/opt/ddsm/sbin/ddsmctl configure --config /opt/ddsm/etc/ddsm/cluster.conf$' \
+check "make install: the unit runs PREFIX's ddsmctl on /etc/ddsm/cluster.conf, as the package's" \
+	grep -q '^ExecStart=/opt/ddsm/sbin/ddsmctl cluster join --config /etc/ddsm/cluster.conf$' \
 	"$d/opt/ddsm/lib/systemd/system/ddsm.service"
+check "make install: the unit's condition is /etc/ddsm/cluster.conf, as the package's" \
+	bash -c "grep -qx 'ConditionPathExists=/etc/ddsm/cluster.conf' '$d/opt/ddsm/lib/systemd/system/ddsm.service' &&
+		grep -qx 'ConditionPathExists=/etc/ddsm/cluster.conf' '$x/lib/systemd/system/ddsm.service'"
+check "make install: the group ddsm the udev rule names is declared (sysusers.d), as the package's" \
+	bash -c "grep -qx 'g ddsm -' '$d/opt/ddsm/lib/sysusers.d/ddsm.conf' &&
+		cmp -s '$d/opt/ddsm/lib/sysusers.d/ddsm.conf' '$x/usr/lib/sysusers.d/ddsm.conf' &&
+		grep -q 'GROUP=\"ddsm\"' '$d/opt/ddsm/lib/udev/rules.d/60-ddsm.rules'"
+check "make install: libddsm.pc's Cflags point at PREFIX/include/ddsm" \
+	bash -c "grep -qx 'includedir=/opt/ddsm/include' '$d/opt/ddsm/lib/pkgconfig/libddsm.pc' &&
+		grep -qx 'Cflags: -I\${includedir}/ddsm' '$d/opt/ddsm/lib/pkgconfig/libddsm.pc'"
+# With PREFIX=/usr, the paths that matter are the package's.
+d2=$W/destdir-usr
+make -s -C "$DEB/src" install DESTDIR="$d2" PREFIX=/usr BUILD_DIR="$W/install-build2" >"$W/install2.log" 2>&1
+same=
+for f in usr/include/ddsm/libddsm.h usr/include/ddsm/linux/ddsm.h usr/lib/sysusers.d/ddsm.conf \
+	usr/share/bash-completion/completions/ddsmctl usr/sbin/ddsmctl; do
+	{ test -e "$d2/$f" && test -e "$x/$f"; } || same+=" $f"
+done
+check "make install PREFIX=/usr: header, group, completion, ddsmctl at the package's paths${same:+ (differ:$same)}" \
+	test -z "$same"
+check "make install: ddsmctl's default configuration file is /etc/ddsm/cluster.conf" \
+	bash -c "'$d/opt/ddsm/sbin/ddsmctl' config check 2>&1 | grep -q '^/etc/ddsm/cluster.conf'"
 # --- kernel/'s layout -------------------------------------------------------
 # docs/design.md, "Layers": tools/layout-check.py over both module builds
 # of make deb's copy of the tree (nothing is built in the checkout), its

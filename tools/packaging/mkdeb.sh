@@ -48,7 +48,8 @@ export CFLAGS CPPFLAGS LDFLAGS
 make -s -C "$OUT/src" install DESTDIR="$OUT/root" BUILD_DIR="$OUT/build" \
 	PREFIX=/usr LIBDIR="/usr/lib/$MA" INCDIR=/usr/include SBINDIR=/usr/sbin \
 	SYSCONFDIR=/etc UDEVRULESDIR=/lib/udev/rules.d \
-	SYSTEMDUNITDIR=/lib/systemd/system \
+	SYSTEMDUNITDIR=/lib/systemd/system SYSUSERSDIR=/usr/lib/sysusers.d \
+	COMPLETIONDIR=/usr/share/bash-completion/completions \
 	EXAMPLESDIR=/usr/share/doc/ddsm-tools/examples STATIC= >/dev/null
 make -s -C "$OUT/src/tools/packaging" dkms-source DESTDIR="$OUT/root" \
 	BUILD_DIR="$OUT/build" >/dev/null
@@ -66,12 +67,15 @@ take() {
 }
 take ddsm-dkms "usr/src/ddsm-$VERSION"
 take libddsm1 "usr/lib/$MA/libddsm.so.1"
-take libddsm-dev usr/include/libddsm.h usr/include/linux/ddsm.h \
+take libddsm-dev usr/include/ddsm \
 	"usr/lib/$MA/libddsm.so" "usr/lib/$MA/libddsm.a" \
 	"usr/lib/$MA/pkgconfig/libddsm.pc" usr/share/man/man3
 take ddsm-tools usr/sbin/ddsmctl usr/share/man/man8/ddsmctl.8 \
-	usr/share/man/man4/ddsm.4 lib/udev/rules.d/60-ddsm.rules \
-	lib/systemd/system/ddsm.service usr/share/doc/ddsm-tools/examples
+	usr/share/man/man4/ddsm.4 usr/share/man/man5/ddsm-cluster.conf.5 \
+	lib/udev/rules.d/60-ddsm.rules lib/systemd/system/ddsm.service \
+	usr/lib/sysusers.d/ddsm.conf \
+	usr/share/bash-completion/completions/ddsmctl \
+	usr/share/doc/ddsm-tools/examples
 left=$(find "$OUT/root" ! -type d)
 if [ -n "$left" ]; then
 	echo "mkdeb: installed but in no package:" >&2
@@ -109,11 +113,29 @@ shlibdeps() {
 	mkdir -p "$s/debian/x/DEBIAN"
 	printf 'Source: ddsm\n\nPackage: x\nArchitecture: any\n' >"$s/debian/control"
 	cp "$1" "$s/debian/x/"
-	(cd "$s" && dpkg-shlibdeps -O "debian/x/$(basename "$1")") |
+	(cd "$s" && dpkg-shlibdeps "${@:2}" -O "debian/x/$(basename "$1")") |
 		sed -n 's/^shlibs:Depends=//p'
 }
 DEPS_LIB=$(shlibdeps "$OUT/pkg/libddsm1/usr/lib/$MA/libddsm.so.1")
-DEPS_TOOLS=$(shlibdeps "$OUT/pkg/ddsm-tools/usr/sbin/ddsmctl")
+# ddsmctl's libddsm is this build's: pinned below, not looked up.
+DEPS_TOOLS=$(shlibdeps "$OUT/pkg/ddsm-tools/usr/sbin/ddsmctl" \
+	-l"$OUT/pkg/libddsm1/usr/lib/$MA" --ignore-missing-info)
+
+# libddsm1's symbols file must list exactly the library's versioned
+# symbols: dpkg-gensymbols fails the build on any difference (-c4), so a
+# symbol added, dropped or moved between versions is seen here.
+symbols() {
+	local s=$OUT/gensymbols
+	rm -rf "$s"
+	mkdir -p "$s/debian"
+	printf 'Source: ddsm\n\nPackage: libddsm1\nArchitecture: any\n' >"$s/debian/control"
+	cp "$OUT/changelog" "$s/debian/changelog"
+	(cd "$s" && dpkg-gensymbols -plibddsm1 -P"$OUT/pkg/libddsm1" \
+		-e"$OUT/pkg/libddsm1/usr/lib/$MA/libddsm.so.1" \
+		-I"$PKG/deb/libddsm1.symbols" -O"$OUT/symbols" -c4 -q) ||
+		{ echo "mkdeb: libddsm.so.1 and $PKG/deb/libddsm1.symbols differ" >&2; exit 1; }
+}
+symbols
 
 
 # control PACKAGE ARCH SECTION SUMMARY [FIELD...]: DEBIAN/control, the long
@@ -149,27 +171,36 @@ This package holds the module's source; DKMS builds ddsm.ko for every
 installed kernel with headers (Linux 6.x; built and tested on 6.1).
 EOF
 
+# The oldest ddsm-dkms whose module libddsm drives (ddsm_abi_min(), ABI
+# 11: ddsm 1.0.0): with an older one installed, every call would fail
+# with EPROTO, so the packages say so to apt.
+MIN_MODULE=1.0.0
 control libddsm1 "$ARCH" libs "distributed shared memory over RDMA (shared library)" \
-	"Multi-Arch: same" "Depends: $DEPS_LIB" <<'EOF'
+	"Multi-Arch: same" "Depends: $DEPS_LIB" \
+	"Breaks: ddsm-dkms (<< $MIN_MODULE)" <<'EOF'
 libddsm is a thin C wrapper around /dev/ddsm, the device of the ddsm
 distributed shared memory module: open, map windows of the global space,
-read the node's state and counters, configure the cluster.
+read the node's state and counters, configure the cluster, run HADES
+transactions and make writes durable on pmem.  Its symbols are versioned:
+programs built against an earlier interface keep working.
 EOF
 
 control libddsm-dev "$ARCH" libdevel "distributed shared memory over RDMA (development files)" \
 	"Multi-Arch: same" "Depends: libddsm1 (= $VERSION), linux-libc-dev" <<'EOF'
-Headers (libddsm.h and the module's user-space ABI, linux/ddsm.h), the
-static library, the pkg-config file and libddsm(3) for programs that use
-the ddsm distributed shared memory device.
+Headers in /usr/include/ddsm (libddsm.h and the module's user-space ABI,
+linux/ddsm.h), the static library, the pkg-config file and libddsm(3) for
+programs that use the ddsm distributed shared memory device.
 EOF
 
 control ddsm-tools "$ARCH" admin "distributed shared memory over RDMA (ddsmctl and service)" \
-	"Depends: $DEPS_TOOLS, adduser, kmod" \
-	"Recommends: ddsm-dkms, rdma-core" <<'EOF'
-ddsmctl shows and configures a ddsm node.  ddsm.service loads the module,
-joins the cluster described by /etc/ddsm/cluster.conf and waits for the
-peers; a udev rule gives /dev/ddsm to the group ddsm.  Examples of
-cluster.conf and of a modprobe.d file are in
+	"Depends: $DEPS_TOOLS, libddsm1 (= $VERSION), adduser, kmod" \
+	"Recommends: ddsm-dkms (= $VERSION), rdma-core" \
+	"Breaks: ddsm-dkms (<< $MIN_MODULE)" <<'EOF'
+ddsmctl shows and configures a ddsm node (ddsmctl peer show, ddsmctl tx
+stats, -j for JSON, bash completion).  ddsm.service loads the module,
+joins the cluster described by /etc/ddsm/cluster.conf (ddsm-cluster.conf(5))
+and waits for the peers; a udev rule gives /dev/ddsm to the group ddsm.
+Examples of cluster.conf and of a modprobe.d file are in
 /usr/share/doc/ddsm-tools/examples.
 EOF
 
@@ -184,6 +215,7 @@ script ddsm-tools postinst
 script ddsm-tools prerm
 script ddsm-tools postrm
 echo "libddsm 1 libddsm1 (>= $VERSION)" >"$OUT/pkg/libddsm1/DEBIAN/shlibs"
+install -m 0644 "$OUT/symbols" "$OUT/pkg/libddsm1/DEBIAN/symbols"
 echo "activate-noawait ldconfig" >"$OUT/pkg/libddsm1/DEBIAN/triggers"
 chmod 0644 "$OUT/pkg/libddsm1/DEBIAN/shlibs" "$OUT/pkg/libddsm1/DEBIAN/triggers"
 
