@@ -19,8 +19,8 @@
 #   B  one cluster of the 3 with pmem: every C example of the docs on
 #      every node, a program built against ABI 11's header and library
 #      (1bb8847) with that library and with this one, peer show -j; then
-#      PERSIST's ETIMEDOUT (node 1 frozen by the host, tests/vm/api/
-#      during.sh) and EHOSTDOWN (a dirty copy of a unit whose home, node
+#      COMMIT's ETIMEDOUT, then PERSIST's (node 1 frozen by the host,
+#      tests/vm/api/during.sh) and EHOSTDOWN (a dirty copy of a unit whose home, node
 #      2, unloaded)
 #
 # Self-contained (no helper library): make stage puts it in
@@ -255,6 +255,8 @@ if ! $CTL cluster wait --timeout 300; then
 	exit 1
 fi
 ok "every peer up"
+# One unit of node 1, transactional on every node, for COMMIT's ETIMEDOUT.
+run tx-region $ERRNOS tx-region 1
 json peer_show_cluster $CTL -j peer show
 json region_show $CTL -j region show 0
 json pmem_show_cluster $CTL -j pmem show
@@ -279,6 +281,10 @@ LD_LIBRARY_PATH=$D/lib run "abi-compat with this libddsm" $API/abi/abi-compat ne
 F0=0xF000 F2=0xC000
 case $ME in
 0)
+	# COMMIT's ETIMEDOUT: node 1 frozen (1200 ms) past six times 100 ms.
+	echo 100 >$PARAMS/fault_timeout_ms
+	echo "api freeze-commit" >/dev/ttyS1
+	run commit-timeout $ERRNOS commit-timeout 1
 	echo 300 >$PARAMS/fault_timeout_ms
 	echo "api freeze1" >/dev/ttyS1
 	run persist-timeout $ERRNOS persist-timeout 0x1000

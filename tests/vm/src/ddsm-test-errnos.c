@@ -352,7 +352,7 @@ static int outcome(int fd, uint64_t txid, uint32_t *reason)
  * another file (EINPROGRESS), then aborted (ECANCELED), one committed
  * (0), an id no node gave (ENOENT) and a malformed argument (EINVAL).
  * COMMIT's ETIMEDOUT, the reason OUTCOME exists, needs a home that stays
- * away: the bank component (tests/vm/bank) provokes it.
+ * away: commit_timeout(), in the api component's cluster part.
  */
 static void tx_outcome(int fd, int other, const struct ddsm_status *st)
 {
@@ -559,6 +559,85 @@ static int persist_until(int want, uint32_t flags, uint64_t gaddr)
 	return last == want ? 0 : 1;
 }
 
+/* The highest unit homed on @home: a transactional region on every node. */
+static uint64_t unit_of(int fd, uint32_t home)
+{
+	struct ddsm_status st;
+	struct ddsm_home_query q = { 0 };
+	uint64_t u;
+
+	if (ioctl(fd, DDSM_IOC_STATUS, &st))
+		return 0;
+	for (u = st.size / UNIT - 1; u > 0; u--) {
+		q.gaddr = u * UNIT;
+		if (!ioctl(fd, DDSM_IOC_HOME, &q) && q.home == home)
+			return q.gaddr;
+	}
+	return 0;
+}
+
+static int tx_region_at(uint32_t home)
+{
+	int fd = open_dev();
+	struct ddsm_tx_region_arg r = { .gaddr = unit_of(fd, home), .len = UNIT };
+	int ret = r.gaddr ? ioctl(fd, DDSM_IOC_TX_REGION, &r) : -1;
+
+	tap(!ret, "control: a transactional region at %#llx (homed on node %u): %s",
+	    (unsigned long long)r.gaddr, home, ret ? ename(errno) : "declared");
+	close(fd);
+	return !!ret;
+}
+
+/*
+ * COMMIT's ETIMEDOUT: commits to a unit of @home, one after another,
+ * while the host freezes that node (tests/vm/api/during.sh) past six
+ * times fault_timeout_ms, so one commit gives up waiting for its answer.
+ * Not undone: once the home is back, OUTCOME says committed and the
+ * value is there.
+ */
+static int commit_timeout(uint32_t home)
+{
+	int fd = open_dev(), ret = -1, err = 0;
+	uint64_t x = unit_of(fd, home), v = 0, got = 0;
+	struct ddsm_tx_arg a;
+	uint32_t reason = 0;
+	time_t end = time(NULL) + 60;
+
+	while (x && time(NULL) < end) {
+		memset(&a, 0, sizeof(a));
+		v++;
+		ret = ioctl(fd, DDSM_IOC_TX_BEGIN, &a) ||
+		      tx_arg(fd, DDSM_IOC_TX_WRITE, x, &v, 8, NULL) ||
+		      ioctl(fd, DDSM_IOC_TX_COMMIT, &a);
+		err = ret ? errno : 0;
+		if (err == ETIMEDOUT)
+			break;
+		tx_arg(fd, DDSM_IOC_TX_ABORT, 0, NULL, 0, NULL);
+		usleep(20000);
+	}
+	if (err != ETIMEDOUT) {
+		tap(0, "errno DDSM_IOC_TX_COMMIT ETIMEDOUT: a home frozen past 6 x fault_timeout_ms (last %s)",
+		    ename(err));
+		close(fd);
+		return 1;
+	}
+	end = time(NULL) + 60;
+	while ((ret = outcome(fd, a.txid, &reason)) == -1 &&
+	       errno == EINPROGRESS && time(NULL) < end)
+		usleep(100000);
+	err = ret ? errno : 0;
+	memset(&a, 0, sizeof(a));
+	if (!ioctl(fd, DDSM_IOC_TX_BEGIN, &a) &&
+	    !tx_arg(fd, DDSM_IOC_TX_READ, x, &got, 8, NULL))
+		ioctl(fd, DDSM_IOC_TX_COMMIT, &a);
+	tap(!err && got == v,
+	    "errno DDSM_IOC_TX_COMMIT ETIMEDOUT: a home frozen past 6 x fault_timeout_ms; then TX_OUTCOME %s, the value written %s (%llu, want %llu)",
+	    err ? ename(err) : "0 (committed)", got == v ? "there" : "lost",
+	    (unsigned long long)got, (unsigned long long)v);
+	close(fd);
+	return err || got != v;
+}
+
 int main(int argc, char **argv)
 {
 	struct ddsm *h = ddsm_open(NULL);
@@ -590,10 +669,14 @@ int main(int argc, char **argv)
 		tap(*w != 0, "flag %s set by another node", argv[2]);
 	} else if (argc == 3 && !strcmp(argv[1], "persist-timeout")) {
 		persist_until(ETIMEDOUT, DDSM_PERSIST_ALL, num(argv[2]));
+	} else if (argc == 3 && !strcmp(argv[1], "tx-region")) {
+		return tx_region_at((uint32_t)num(argv[2]));
+	} else if (argc == 3 && !strcmp(argv[1], "commit-timeout")) {
+		return commit_timeout((uint32_t)num(argv[2]));
 	} else if (argc == 3 && !strcmp(argv[1], "persist-hostdown")) {
 		persist_until(EHOSTDOWN, 0, num(argv[2]));
 	} else {
-		fprintf(stderr, "usage: ddsm-test-errnos common | pmem | dirty GADDR | flag-set GADDR | flag-wait GADDR SECONDS | persist-timeout GADDR | persist-hostdown GADDR\n");
+		fprintf(stderr, "usage: ddsm-test-errnos common | pmem | dirty GADDR | flag-set GADDR | flag-wait GADDR SECONDS | tx-region HOME | commit-timeout HOME | persist-timeout GADDR | persist-hostdown GADDR\n");
 		return 2;
 	}
 	/* Mappings made through @h stay until exit: the units stay cached. */
