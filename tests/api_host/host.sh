@@ -20,9 +20,8 @@ HERE=$ROOT/tests/api_host
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 W=$BUILD_DIR/api_host
 CTL=$ROOT/tools/ddsmctl
-failed=0
-ok() { echo "ok - api_host: $*"; }
-nok() { echo "not ok - api_host: $*"; failed=1; }
+TAP_WHO=api_host
+. "$(dirname "${BASH_SOURCE[0]}")/../vm/lib/tap.sh"
 quote() { sed 's/^/#   /'; }
 
 rm -rf "$W"
@@ -135,4 +134,4 @@ d=$(plant example-build README.md '0,/PROT_READ | PROT_WRITE/s//PROT_READ | PROT
 d=$(plant example-marker docs/api.md '/^<!-- example counter: /d') &&
 	caught examples.sh "a C block of docs/api.md without its example line" \
 		'api.md:[0-9]+: a C block without' bash "$HERE/examples.sh" extract "$d/ex" "$d/docs/api.md"
-exit $failed
+tap_exit

@@ -23,9 +23,9 @@
 #      tests/vm/api/during.sh) and EHOSTDOWN (a dirty copy of a unit whose home, node
 #      2, unloaded)
 #
-# Self-contained (no helper library): make stage puts it in
+# TAP lines from tests/vm/lib/tap.sh: make stage puts it in
 # /ddsm/tests/api/; what it runs (the examples, the parameters, the ABI
-# programs) host.sh builds into /ddsm/api.  TAP lines; exit 1 if any
+# programs) host.sh builds into /ddsm/api.  Exit 1 if any check
 # failed.
 set -u
 ME=${DDSM_NODE_ID:?} N=${DDSM_NR_NODES:?} IPS=${DDSM_NODE_IPS:?}
@@ -35,12 +35,10 @@ CTL=$D/bin/ddsmctl
 ERRNOS=$D/tests/ddsm-test-errnos
 PM=/dev/pmem0
 PARAMS=/sys/module/ddsm/parameters
-failed=0
 t0=$SECONDS
 
-ok() { echo "ok - node$ME: $*"; }
-nok() { echo "not ok - node$ME: $*"; failed=1; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+TAP_WHO=node$ME
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
 wait_for() { local n=$(($1 * 10)); shift; until "$@"; do ((n-- > 0)) || return 1; sleep 0.1; done; }
 # A JSON document for the host to parse: between marker lines.
 json() { local name=$1; shift; echo "### json $name begin"; "$@"; echo "### json $name end"; }
@@ -307,4 +305,4 @@ case $ME in
 esac
 check "rmmod ddsm" unload
 echo "# node$ME: api guest done in $((SECONDS - t0)) s"
-exit $failed
+tap_exit

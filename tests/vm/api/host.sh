@@ -23,9 +23,8 @@ STAGE=${STAGE:-$BUILD_DIR/stage}
 ABI11=${API_ABI11:-1bb8847}
 W=$BUILD_DIR/api
 S=$W/stage/ddsm/api
-failed=0
-ok() { echo "ok - api: $*"; }
-nok() { echo "not ok - api: $*"; failed=1; }
+TAP_WHO=api
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
 quote() { sed 's/^/#   /'; }
 
 rm -rf "$W"
@@ -135,4 +134,4 @@ for part in re.split(r"^#### ", api, flags=re.M)[1:]:
         bad |= not good
 sys.exit(bad)
 PY
-exit $failed
+tap_exit

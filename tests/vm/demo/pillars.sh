@@ -22,9 +22,8 @@ CTL=$D/bin/ddsmctl
 EX=$D/demo/examples
 PM=/dev/pmem0
 RECORD=4M	# durable.c's RECORD
-failed=0
-ok() { echo "ok - node$ME: $*"; }
-nok() { echo "not ok - node$ME: $*"; failed=1; }
+TAP_WHO=node$ME
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
 step() { echo "# --- node$ME: $*"; }
 wait_for() { local n=$(($1 * 10)); shift; until "$@"; do ((n-- > 0)) || return 1; sleep 0.1; done; }
 run() { # DESCRIPTION CMD...: its output shown, one line for its result
@@ -65,7 +64,7 @@ if [ "$PHASE" = 1 ]; then
 			echo "demo crash-me" >/dev/ttyS1
 			sleep 600
 		fi
-		exit $failed
+		tap_exit
 	fi
 	if wait_for 60 bash -c "$CTL peer show $home | grep -qxE '    state: (down|dead)'"; then
 		ok "node$home, the record's home, is gone (killed by the host)"
@@ -79,4 +78,4 @@ else
 	# No unload: the home must serve whoever reads last; the host powers
 	# the nodes off together once all are done.
 fi
-exit $failed
+tap_exit
