@@ -314,7 +314,7 @@ int rdma_queue_locked(struct rdma_peer *peer, struct rdma_txq_item *it)
 
 	if (it->type == RDMA_T_MSG && peer->state != DDSM_PEER_UP)
 		return queue_early(peer, it);
-	if (!conn || conn->dying || !conn->established)
+	if (!conn || !rdma_conn_live(conn))
 		return -ENOTCONN;
 	list_add_tail(&it->node, &peer->txq);
 	rdma_kick_tx(peer);
