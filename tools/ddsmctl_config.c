@@ -63,9 +63,9 @@ static const struct key keys[] = {
 	{ "port",              K_UINT,    U_LOAD,    1, 65535, NULL },
 	{ "mode",              K_MODE,    U_LOAD,    0, 0, NULL },
 	{ "auth_key",          K_PATH,    U_LOAD,    0, 0, NULL },
-	{ "heartbeat_ms",      K_UINT,    U_LOAD,    1, 3600000, NULL },
-	{ "peer_timeout_ms",   K_UINT,    U_LOAD,    1, 3600000, NULL },
-	{ "reconnect_ms",      K_UINT,    U_LOAD,    1, 3600000, NULL },
+	{ "heartbeat_ms",      K_UINT,    U_LOAD,    10, 1800000, NULL },
+	{ "peer_timeout_ms",   K_UINT,    U_LOAD,    20, 3600000, NULL },
+	{ "reconnect_ms",      K_UINT,    U_LOAD,    10, 3600000, NULL },
 	{ "rejoin_ms",         K_UINT,    U_LOAD,    0, 3600000, NULL },
 	{ "fault_timeout_ms",  K_UINT,    U_RUNTIME, 100, 3600000, NULL },
 	{ "grace_us",          K_UINT,    U_RUNTIME, 0, 10000, NULL },
@@ -338,6 +338,22 @@ static int resolve_node(struct ddsmctl_conf *c)
 	return 0;
 }
 
+/* The module's one check across two keys (params.c), with its defaults. */
+static int check_timeouts(const struct ddsmctl_conf *c)
+{
+	const char *hb = get(c, "heartbeat_ms"), *pt = get(c, "peer_timeout_ms");
+	unsigned long long h = 200, p = 3000;
+
+	if (hb)
+		parse_ulong(hb, &h);
+	if (pt)
+		parse_ulong(pt, &p);
+	if (p < 2 * h)
+		return conf_error(c->path, 0, NULL,
+				  "peer_timeout_ms must be at least 2 x heartbeat_ms");
+	return 0;
+}
+
 int ddsmctl_conf_load(struct ddsmctl_conf *c, const char *path)
 {
 	char *line = NULL, *p, *eq, *hash;
@@ -392,6 +408,8 @@ int ddsmctl_conf_load(struct ddsmctl_conf *c, const char *path)
 	free(line);
 	if (!ret)
 		ret = resolve_node(c);
+	if (!ret)
+		ret = check_timeouts(c);
 	if (ret)
 		ddsmctl_conf_free(c);
 	return ret;
