@@ -545,6 +545,18 @@ struct ddsm_tx_status {
 	__u64 readv_confirms;
 };
 
+/*
+ * Older binaries: a command is known by its type, number and direction;
+ * besides the current size of its structure the module accepts the sizes
+ * earlier ABIs had, copies in only that many bytes (the rest read as 0)
+ * and copies out only that many:
+ *   DDSM_IOC_STATUS		160, 200, 216 (232 now)
+ *   DDSM_IOC_PEER		128 (176 now)
+ *   DDSM_IOC_PMEM_STATUS	208 (272 now)
+ *   DDSM_IOC_TX_STATUS		168, 200, 208, 216, 224 (232 now)
+ * Every other command takes its current size only; any other size is
+ * ENOTTY, as an unknown command is.
+ */
 #define DDSM_IOC_MAGIC	0xDD
 #define DDSM_IOC_STATUS	_IOR(DDSM_IOC_MAGIC, 0x01, struct ddsm_status)
 #define DDSM_IOC_PEER	_IOWR(DDSM_IOC_MAGIC, 0x02, struct ddsm_peer_info)
