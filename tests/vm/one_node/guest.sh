@@ -241,6 +241,47 @@ else
 	nok "insmod ddsm.ko size=64M mode=0640: $err"
 fi
 
+# ---- parameters out of range -----------------------------------------
+# Refused at load with EINVAL (insmod says "invalid"), never raised or
+# clamped; ERANGE (port=65536 once) would say "out of range".
+
+for args in heartbeat_ms=9 heartbeat_ms=1800001 peer_timeout_ms=19 \
+	    peer_timeout_ms=3600001 reconnect_ms=9 reconnect_ms=3600001 \
+	    rejoin_ms=3600001 port=0 port=65536 tx_validate_defer_us=100001 \
+	    "heartbeat_ms=1000 peer_timeout_ms=1999"; do
+	# shellcheck disable=SC2086 # two parameters in one case
+	err=$(run_bounded 30 insmod "$DDSM/ddsm.ko" $args 2>&1)
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		nok "insmod ddsm.ko $args refused (it loaded)"
+		run_bounded 30 rmmod ddsm
+	else
+		check "insmod ddsm.ko $args refused with EINVAL (${err//$'\n'/ })" \
+			grep -qi 'invalid' <<<"$err"
+	fi
+done
+check "nothing loaded after the refusals" module_gone
+
+DEFER=/sys/module/ddsm/parameters/tx_validate_defer_us
+args="heartbeat_ms=10 peer_timeout_ms=20 reconnect_ms=10 rejoin_ms=3600000"
+args="$args port=65535 tx_validate_defer_us=100000"
+# shellcheck disable=SC2086 # several parameters
+if err=$(run_bounded 30 insmod "$DDSM/ddsm.ko" $args 2>&1); then
+	ok "insmod ddsm.ko at the limits ($args)"
+	check "tx_validate_defer_us=100001 refused on a sysfs write" \
+		bash -c "! echo 100001 >$DEFER 2>/dev/null"
+	check "tx_validate_defer_us still 100000" \
+		test "$(cat $DEFER 2>/dev/null)" = 100000
+	check "tx_validate_defer_us=0 accepted on a sysfs write" \
+		bash -c "echo 0 >$DEFER"
+	err=$(run_bounded 30 rmmod ddsm 2>&1)
+	rc=$?
+	check "rmmod ddsm (limits) (rc $rc${err:+: $err})" test "$rc" -eq 0
+	check "$DEV removed" wait_for 5 dev_gone
+else
+	nok "insmod ddsm.ko at the limits ($args): $err"
+fi
+
 # ---- a CONFIGURE whose rebuild and fallback both fail ------------------
 # test_fail_build (self-test build, kernel/selftest/knobs.c) fails the
 # next N node builds: 2 fails the rebuild and the fallback to one node,
