@@ -181,9 +181,10 @@ static void init_tp(struct rdma_tp *tp, const struct ddsm_rdma_config *cfg,
 	tp->t.ctx = ctx;
 	tp->t.self = cfg->self;
 	tp->nr_nodes = cfg->nr_nodes;
-	tp->heartbeat_ms = max(cfg->heartbeat_ms, 10U);
-	tp->peer_timeout_ms = max(cfg->peer_timeout_ms, 2 * tp->heartbeat_ms);
-	tp->reconnect_ms = max(cfg->reconnect_ms, 10U);
+	/* In range, checked at load (node/params.c), not raised here. */
+	tp->heartbeat_ms = cfg->heartbeat_ms;
+	tp->peer_timeout_ms = cfg->peer_timeout_ms;
+	tp->reconnect_ms = cfg->reconnect_ms;
 	tp->space_size = cfg->space_size;
 	tp->home_policy = cfg->home_policy;
 	for (i = 0; i < cfg->nr_nodes; i++) {

@@ -81,6 +81,7 @@ struct ddsm_rdma_config {
 	u32 self;
 	u32 nr_nodes;
 	struct sockaddr_in addrs[DDSM_MAX_NODES];	/* index = node id */
+	/* Checked at load: 10.., 2 x heartbeat_ms.., 10.. (node/params.c) */
 	unsigned int heartbeat_ms;
 	unsigned int peer_timeout_ms;
 	unsigned int reconnect_ms;

@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include "node.h"
+#include "../selftest/selftest.h"
 #include "../tx/tx.h"
 
 #define DDSM_DIR_WAIT_SLOTS	4096
@@ -122,6 +123,11 @@ int ddsm_node_build(struct ddsm_node *n, u32 nr_nodes, u32 self,
 {
 	int ret;
 
+	/* Self-test build only: a failure on demand, before any change. */
+	if (ddsm_test_fail_build()) {
+		pr_warn("test_fail_build: this build fails with ENOMEM\n");
+		return -ENOMEM;
+	}
 	ret = ddsm_space_init(&n->space, n->params.size, nr_nodes, self,
 			      n->params.policy);
 	if (ret) {

@@ -184,7 +184,8 @@ static long ioctl_configure(struct ddsm_node *n, void __user *arg)
  * fault and take mmap_lock, and mmap() takes cfg_sem under mmap_lock;
  * with a CONFIGURE queued for the write side the two orders deadlock.
  */
-static long ioctl_tx(struct file *file, unsigned int cmd, void __user *uarg)
+static long ioctl_tx(struct file *file, unsigned int cmd, unsigned int size,
+		     void __user *uarg)
 {
 	struct ddsm_file *f = file->private_data;
 	struct ddsm_node *n = f->n;
@@ -197,8 +198,8 @@ static long ioctl_tx(struct file *file, unsigned int cmd, void __user *uarg)
 	u8 *buf = NULL;
 	long ret;
 
-	if (cmd != DDSM_IOC_TX_STATUS &&
-	    copy_from_user(&u, uarg, _IOC_SIZE(cmd)))
+	memset(&u, 0, sizeof(u));
+	if (cmd != DDSM_IOC_TX_STATUS && copy_from_user(&u, uarg, size))
 		return -EFAULT;
 	if (rw) {
 		if (!u.a.len || u.a.len > DDSM_UNIT_SIZE)
@@ -236,8 +237,7 @@ static long ioctl_tx(struct file *file, unsigned int cmd, void __user *uarg)
 	/* An undecided COMMIT's id too: DDSM_IOC_TX_OUTCOME asks for it. */
 	if ((!ret || ret == -ECANCELED ||
 	     (ret == -ETIMEDOUT && cmd == DDSM_IOC_TX_COMMIT)) &&
-	    (_IOC_DIR(cmd) & _IOC_READ) &&
-	    copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
+	    (_IOC_DIR(cmd) & _IOC_READ) && copy_to_user(uarg, &u, size))
 		ret = -EFAULT;
 	return ret;
 }
@@ -323,14 +323,23 @@ static long ioctl_node(struct ddsm_node *n, unsigned int cmd,
 	}
 }
 
-/* The same rule for every ioctl (ioctl_tx). */
+/*
+ * The same rule for every ioctl (ioctl_tx).  A command is known by its
+ * type, number and direction; its size may be an earlier ABI's
+ * (ddsm_ioctl_cmd()), and then only that many bytes are copied in, the
+ * rest read as zero, and out.
+ */
 static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct ddsm_node *n = node_of(file);
 	void __user *uarg = (void __user *)arg;
+	unsigned int size;
 	union ddsm_ioc_arg u;
 	long ret;
 
+	size = _IOC_SIZE(cmd);
+	cmd = ddsm_ioctl_cmd(cmd);
+	size = min(size, _IOC_SIZE(cmd));
 	switch (cmd) {
 	case DDSM_IOC_CONFIGURE:
 		return ioctl_configure(n, uarg);
@@ -342,14 +351,15 @@ static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case DDSM_IOC_TX_ABORT:
 	case DDSM_IOC_TX_STATUS:
 	case DDSM_IOC_TX_OUTCOME:
-		return ioctl_tx(file, cmd, uarg);
+		return ioctl_tx(file, cmd, size, uarg);
 	case DDSM_IOC_TX_READV:
 		return ioctl_tx_readv(file, uarg);
 	case DDSM_IOC_PEER:
 	case DDSM_IOC_HOME:
 	case DDSM_IOC_PERSIST:
 	case DDSM_IOC_REGION:
-		if (copy_from_user(&u, uarg, _IOC_SIZE(cmd)))
+		memset(&u, 0, sizeof(u));
+		if (copy_from_user(&u, uarg, size))
 			return -EFAULT;
 		break;
 	case DDSM_IOC_STATUS:
@@ -365,7 +375,7 @@ static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 						   -EIO;
 	up_read(&n->cfg_sem);
 	if (!ret && (_IOC_DIR(cmd) & _IOC_READ) &&
-	    copy_to_user(uarg, &u, _IOC_SIZE(cmd)))
+	    copy_to_user(uarg, &u, size))
 		ret = -EFAULT;
 	return ret;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <linux/errno.h>
+#include <linux/kernel.h>
 #include <linux/string.h>
 #include "ioctl_check.h"
 
@@ -72,4 +73,53 @@ int ddsm_check_mmap_arg(const struct ddsm_space *s, bool shared, bool exec,
 	if (exec)
 		return -EPERM;
 	return ddsm_space_check_range(s, off, len);
+}
+
+/*
+ * Every command with the sizes of its argument that earlier ABIs had and
+ * a binary built against them still sends (include/uapi/linux/ddsm.h,
+ * "Older binaries"); 0 ends a list.  Each list is shorter than the
+ * current struct, whose size is always accepted too.
+ */
+static const struct {
+	unsigned int cmd;
+	u16 older[5];
+} ddsm_ioc_sizes[] = {
+	{ DDSM_IOC_STATUS, { 160, 200, 216 } },
+	{ DDSM_IOC_PEER, { 128 } },
+	{ DDSM_IOC_HOME },
+	{ DDSM_IOC_CONFIGURE },
+	{ DDSM_IOC_PMEM_STATUS, { 208 } },
+	{ DDSM_IOC_PERSIST },
+	{ DDSM_IOC_REGION },
+	{ DDSM_IOC_TX_REGION },
+	{ DDSM_IOC_TX_BEGIN },
+	{ DDSM_IOC_TX_READ },
+	{ DDSM_IOC_TX_WRITE },
+	{ DDSM_IOC_TX_COMMIT },
+	{ DDSM_IOC_TX_ABORT },
+	{ DDSM_IOC_TX_STATUS, { 168, 200, 208, 216, 224 } },
+	{ DDSM_IOC_TX_READV },
+	{ DDSM_IOC_TX_OUTCOME },
+};
+
+unsigned int ddsm_ioctl_cmd(unsigned int cmd)
+{
+	unsigned int i, j, size = _IOC_SIZE(cmd);
+
+	for (i = 0; i < ARRAY_SIZE(ddsm_ioc_sizes); i++) {
+		unsigned int cur = ddsm_ioc_sizes[i].cmd;
+
+		if (_IOC_TYPE(cmd) != _IOC_TYPE(cur) ||
+		    _IOC_NR(cmd) != _IOC_NR(cur) ||
+		    _IOC_DIR(cmd) != _IOC_DIR(cur))
+			continue;
+		if (size == _IOC_SIZE(cur))
+			return cur;
+		for (j = 0; j < ARRAY_SIZE(ddsm_ioc_sizes[i].older); j++)
+			if (size && size == ddsm_ioc_sizes[i].older[j])
+				return cur;
+		return 0;
+	}
+	return 0;
 }

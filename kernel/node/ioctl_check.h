@@ -22,6 +22,14 @@ int ddsm_check_region_arg(const struct ddsm_region_arg *a,
 			  const struct ddsm_space *s);
 
 /*
+ * The current command @cmd stands for: same type, number and direction,
+ * and a size that is the current struct's or one an earlier ABI had (the
+ * caller copies only _IOC_SIZE(@cmd) bytes in and out); 0 for any other
+ * (ENOTTY).
+ */
+unsigned int ddsm_ioctl_cmd(unsigned int cmd);
+
+/*
  * @shared: MAP_SHARED requested; @exec: PROT_EXEC requested;
  * @off, @len: byte offset and length of the window.
  */

@@ -62,21 +62,69 @@ module_param_cb(size, &size_ops, &size, 0444);
 MODULE_PARM_DESC(size, "Bytes of global space, K/M/G suffixes allowed (default 256M, at most 64G)");
 module_param(mode, ushort, 0444);
 MODULE_PARM_DESC(mode, "Permissions of /dev/ddsm (default 0600)");
-/* A writable unsigned parameter, refused with a log line out of range. */
-static int set_bounded(const char *val, const struct kernel_param *kp,
-		       unsigned int lo, unsigned int hi)
+/*
+ * An unsigned parameter out of [@lo, @hi] is refused with EINVAL and a
+ * log line, at load and on a sysfs write alike; the kernel's own
+ * param_set_uint_minmax() would refuse it without saying why.
+ */
+static int parse_bounded(const char *val, const struct kernel_param *kp,
+			 unsigned int lo, unsigned int hi, unsigned int *v)
 {
-	unsigned int v;
-
-	if (kstrtouint(val, 0, &v) || v < lo || v > hi) {
+	if (kstrtouint(val, 0, v) || *v < lo || *v > hi) {
 		/* Without the newline a sysfs write brings, on one line. */
 		pr_err("%s=%.*s: must be %u..%u\n", kp->name,
 		       (int)strcspn(val, "\n"), val, lo, hi);
 		return -EINVAL;
 	}
-	WRITE_ONCE(*(unsigned int *)kp->arg, v);
 	return 0;
 }
+
+static int set_bounded(const char *val, const struct kernel_param *kp,
+		       unsigned int lo, unsigned int hi)
+{
+	unsigned int v;
+	int ret = parse_bounded(val, kp, lo, hi, &v);
+
+	if (!ret)
+		WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return ret;
+}
+
+/*
+ * One set function per range: struct kernel_param carries no bounds of
+ * its own (but for arrays and strings), so each range is its own ops.
+ */
+#define DDSM_BOUNDED_OPS(name, lo, hi)					\
+static int name##_set(const char *val, const struct kernel_param *kp)	\
+{									\
+	return set_bounded(val, kp, lo, hi);				\
+}									\
+static const struct kernel_param_ops name##_ops = {			\
+	.set = name##_set,						\
+	.get = param_get_uint,						\
+}
+
+DDSM_BOUNDED_OPS(heartbeat, 10, 1800000);
+DDSM_BOUNDED_OPS(peer_timeout, 20, 3600000);
+DDSM_BOUNDED_OPS(reconnect, 10, 3600000);
+DDSM_BOUNDED_OPS(rejoin, 0, 3600000);
+DDSM_BOUNDED_OPS(tx_defer, 0, 100000);
+
+/* A port is a ushort, but 0 is no port and 65536 is not ERANGE but EINVAL. */
+static int port_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+	int ret = parse_bounded(val, kp, 1, 65535, &v);
+
+	if (!ret)
+		*(ushort *)kp->arg = v;
+	return ret;
+}
+
+static const struct kernel_param_ops port_ops = {
+	.set = port_set,
+	.get = param_get_ushort,
+};
 
 /* Writable at run time: every fault reads it when it starts waiting. */
 static int fault_timeout_set(const char *val, const struct kernel_param *kp)
@@ -118,16 +166,16 @@ module_param(node_id, uint, 0444);
 MODULE_PARM_DESC(node_id, "This node's index in nodes= (default 0)");
 module_param(nodes, charp, 0444);
 MODULE_PARM_DESC(nodes, "IPv4 addresses of all nodes, comma separated, index = node id; empty: one node");
-module_param(port, ushort, 0444);
-MODULE_PARM_DESC(port, "rdma_cm port every node listens on (default 18515)");
-module_param(heartbeat_ms, uint, 0444);
-MODULE_PARM_DESC(heartbeat_ms, "Send a heartbeat after this long without traffic (default 200)");
-module_param(peer_timeout_ms, uint, 0444);
-MODULE_PARM_DESC(peer_timeout_ms, "Declare a silent peer dead after this long (default 3000)");
-module_param(reconnect_ms, uint, 0444);
-MODULE_PARM_DESC(reconnect_ms, "Retry a lost connection this often (default 1000)");
-module_param(rejoin_ms, uint, 0444);
-MODULE_PARM_DESC(rejoin_ms, "A node declared dead that returns within this long brings back the units it owned (default 30000; 0: they are lost)");
+module_param_cb(port, &port_ops, &port, 0444);
+MODULE_PARM_DESC(port, "rdma_cm port every node listens on (default 18515, 1..65535)");
+module_param_cb(heartbeat_ms, &heartbeat_ops, &heartbeat_ms, 0444);
+MODULE_PARM_DESC(heartbeat_ms, "Send a heartbeat after this long without traffic (default 200, 10..1800000)");
+module_param_cb(peer_timeout_ms, &peer_timeout_ops, &peer_timeout_ms, 0444);
+MODULE_PARM_DESC(peer_timeout_ms, "Declare a silent peer dead after this long (default 3000, 20..3600000, at least 2 x heartbeat_ms)");
+module_param_cb(reconnect_ms, &reconnect_ops, &reconnect_ms, 0444);
+MODULE_PARM_DESC(reconnect_ms, "Retry a lost connection this often (default 1000, 10..3600000)");
+module_param_cb(rejoin_ms, &rejoin_ops, &rejoin_ms, 0444);
+MODULE_PARM_DESC(rejoin_ms, "A node declared dead that returns within this long brings back the units it owned (default 30000, at most 3600000; 0: they are lost)");
 module_param(nr_backups, uint, 0444);
 MODULE_PARM_DESC(nr_backups, "Backup homes per unit: 0 (default) or 1, the next node, which keeps a replica on its pmem and serves the units after their home died (needs pmem= and 2 nodes)");
 module_param_cb(grace_us, &grace_ops, &grace_us, 0644);
@@ -163,12 +211,13 @@ MODULE_PARM_DESC(rt_delivery, "Deliver messages from SCHED_FIFO threads (default
  * locked at the home until the next request, or this long at most.
  */
 static unsigned int tx_validate_defer_us = 1000;
-module_param(tx_validate_defer_us, uint, 0644);
+module_param_cb(tx_validate_defer_us, &tx_defer_ops, &tx_validate_defer_us,
+		0644);
 MODULE_PARM_DESC(tx_validate_defer_us, "Longest a commit's Validation to another home waits to ride on a read request to it (us, default 1000, at most 100000; 0: sent at once)");
 
 unsigned int ddsm_tx_validate_defer_us(void)
 {
-	return min(READ_ONCE(tx_validate_defer_us), 100000u);
+	return READ_ONCE(tx_validate_defer_us);
 }
 
 /* Refused before anything is allocated: a load that cannot work. */
@@ -186,6 +235,12 @@ int ddsm_params_check(void)
 	if (nr_backups > 1 || (nr_backups && !pmem[0])) {
 		pr_err("nr_backups=%u: must be 0, or 1 with pmem=\n",
 		       nr_backups);
+		return -EINVAL;
+	}
+	/* Each is in its range (DDSM_BOUNDED_OPS); only this is left. */
+	if (peer_timeout_ms < 2 * heartbeat_ms) {
+		pr_err("peer_timeout_ms=%u: must be at least 2 x heartbeat_ms=%u\n",
+		       peer_timeout_ms, heartbeat_ms);
 		return -EINVAL;
 	}
 	if (!pmem_flush_ms || pmem_flush_ms > 3600000) {

@@ -6,7 +6,10 @@
  * module has none of them: the code that reads them goes through
  * selftest.h, whose helpers are constants there.
  */
+#include <linux/atomic.h>
+#include <linux/kernel.h>
 #include <linux/moduleparam.h>
+#include <linux/sysfs.h>
 #include "selftest.h"
 
 /*
@@ -60,6 +63,44 @@ MODULE_PARM_DESC(inject, "Test only: debugfs ddsm/inject sends malformed message
 static bool pmem_check;
 module_param(pmem_check, bool, 0444);
 MODULE_PARM_DESC(pmem_check, "Test only: pmem stores go to a DRAM copy and only flushed and fenced lines reach the media; debugfs ddsm/pmem_crash simulates a power failure (default off)");
+
+/*
+ * Test only (tests/vm/one_node, node/config.c): the next N calls of
+ * ddsm_node_build() fail with ENOMEM before they touch anything.  2 makes
+ * a DDSM_IOC_CONFIGURE's rebuild and its fallback to one node both fail,
+ * which leaves the node unbuilt: every call but CONFIGURE and STATUS,
+ * and mmap, fail with EIO until a CONFIGURE succeeds.  Read it for how
+ * many are left.
+ */
+static atomic_t test_fail_build = ATOMIC_INIT(0);
+
+static int fail_build_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v) || v > INT_MAX)
+		return -EINVAL;
+	atomic_set(kp->arg, v);
+	return 0;
+}
+
+static int fail_build_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(kp->arg));
+}
+
+static const struct kernel_param_ops fail_build_ops = {
+	.set = fail_build_set,
+	.get = fail_build_get,
+};
+
+module_param_cb(test_fail_build, &fail_build_ops, &test_fail_build, 0644);
+MODULE_PARM_DESC(test_fail_build, "Test only: the next N node builds (load, DDSM_IOC_CONFIGURE and its fallback) fail with ENOMEM (default 0)");
+
+bool ddsm_test_fail_build(void)
+{
+	return atomic_add_unless(&test_fail_build, -1, 0);
+}
 
 unsigned int ddsm_test_validate_delay_ms(void)
 {

@@ -33,6 +33,8 @@ unsigned int ddsm_test_readv_lag_ms(void);
 bool ddsm_test_squash_off(void);
 bool ddsm_test_inject(void);
 bool ddsm_test_pmem_check(void);
+/* test_fail_build: true for each of the next N ddsm_node_build() calls */
+bool ddsm_test_fail_build(void);
 
 /* pmem_crash.c: pmem_check=1's checker, and debugfs ddsm/pmem_* */
 int ddsm_pmem_check_start(struct ddsm_persist *p);
@@ -79,6 +81,11 @@ static inline bool ddsm_test_inject(void)
 }
 
 static inline bool ddsm_test_pmem_check(void)
+{
+	return false;
+}
+
+static inline bool ddsm_test_fail_build(void)
 {
 	return false;
 }

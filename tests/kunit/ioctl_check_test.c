@@ -331,6 +331,45 @@ static void check_mmap_accepts(struct kunit *test)
 						  SIZE - UNIT), 0);
 }
 
+/* @cmd with its number, type and direction, and another size. */
+static unsigned int resized(unsigned int cmd, unsigned int size)
+{
+	return _IOC(_IOC_DIR(cmd), _IOC_TYPE(cmd), _IOC_NR(cmd), size);
+}
+
+static void check_ioctl_sizes(struct kunit *test)
+{
+	static const unsigned int st[] = { 160, 200, 216 };
+	static const unsigned int tx[] = { 168, 200, 208, 216, 224 };
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(test, ddsm_ioctl_cmd(DDSM_IOC_STATUS), DDSM_IOC_STATUS);
+	KUNIT_EXPECT_EQ(test, ddsm_ioctl_cmd(DDSM_IOC_TX_OUTCOME),
+			DDSM_IOC_TX_OUTCOME);
+	for (i = 0; i < ARRAY_SIZE(st); i++)
+		KUNIT_EXPECT_EQ(test,
+				ddsm_ioctl_cmd(resized(DDSM_IOC_STATUS, st[i])),
+				DDSM_IOC_STATUS);
+	for (i = 0; i < ARRAY_SIZE(tx); i++)
+		KUNIT_EXPECT_EQ(test,
+				ddsm_ioctl_cmd(resized(DDSM_IOC_TX_STATUS, tx[i])),
+				DDSM_IOC_TX_STATUS);
+	KUNIT_EXPECT_EQ(test, ddsm_ioctl_cmd(resized(DDSM_IOC_PEER, 128)),
+			DDSM_IOC_PEER);
+	KUNIT_EXPECT_EQ(test, ddsm_ioctl_cmd(resized(DDSM_IOC_PMEM_STATUS, 208)),
+			DDSM_IOC_PMEM_STATUS);
+	/* Any other size, direction, type or number: unknown. */
+	KUNIT_EXPECT_EQ(test, ddsm_ioctl_cmd(resized(DDSM_IOC_STATUS, 224)), 0U);
+	KUNIT_EXPECT_EQ(test, ddsm_ioctl_cmd(resized(DDSM_IOC_STATUS, 0)), 0U);
+	KUNIT_EXPECT_EQ(test, ddsm_ioctl_cmd(resized(DDSM_IOC_PEER, 160)), 0U);
+	KUNIT_EXPECT_EQ(test, ddsm_ioctl_cmd(resized(DDSM_IOC_HOME, 24)), 0U);
+	KUNIT_EXPECT_EQ(test, ddsm_ioctl_cmd(_IOW(DDSM_IOC_MAGIC, 0x01,
+						  struct ddsm_status)), 0U);
+	KUNIT_EXPECT_EQ(test, ddsm_ioctl_cmd(_IOR('x', 0x01,
+						  struct ddsm_status)), 0U);
+	KUNIT_EXPECT_EQ(test, ddsm_ioctl_cmd(_IO(DDSM_IOC_MAGIC, 0x7f)), 0U);
+}
+
 static struct kunit_case ddsm_ioctl_check_cases[] = {
 	KUNIT_CASE(check_uapi_matches_proto),
 	KUNIT_CASE(check_peer_rejects_flags),
@@ -346,6 +385,7 @@ static struct kunit_case ddsm_ioctl_check_cases[] = {
 	KUNIT_CASE(check_mmap_rejects_exec),
 	KUNIT_CASE(check_mmap_rejects_range),
 	KUNIT_CASE(check_mmap_accepts),
+	KUNIT_CASE(check_ioctl_sizes),
 	{}
 };
 

@@ -10,15 +10,23 @@
  * mmap errors, in the order they are checked:
  *   EINVAL    offset not page aligned, length 0 (the kernel itself)
  *   EOVERFLOW offset + length wraps around (the kernel itself)
+ *   EIO       the node is not built (a failed DDSM_IOC_CONFIGURE, below)
  *   EINVAL    MAP_PRIVATE
  *   EPERM     PROT_EXEC requested
  *   ENXIO     [offset, offset + length) does not fit in the global space
  *   EACCES    the window overlaps a transactional region (DDSM_IOC_TX_REGION)
  * A later mprotect(PROT_EXEC) fails with EACCES.
  *
- * ioctl errors:
- *   ENOTTY  unknown command
+ * ioctl errors any command can return:
+ *   EBADF   the descriptor is not open (the kernel itself)
+ *   ENOTTY  not a ddsm file, an unknown command, or a known one with a
+ *           size neither the current ABI nor an earlier one had (below,
+ *           "Older binaries")
  *   EFAULT  argument pointer not readable/writable
+ *   EIO     a DDSM_IOC_CONFIGURE failed and so did going back to one node:
+ *           every command but CONFIGURE and STATUS fails so (and mmap
+ *           too) until a CONFIGURE succeeds
+ * and most of them:
  *   EINVAL  reserved fields or flags not zero
  *   ERANGE  index or global address outside the configured range
  */
@@ -195,8 +203,18 @@ enum ddsm_unit_state {
  *		id, NUL terminated; empty for one node
  *
  * Needs CAP_SYS_ADMIN (EPERM) and a node with nothing mapped and nothing
- * touched yet (EBUSY); a bad list is EINVAL.  Same effect as loading the
- * module with node_id= and nodes=.
+ * touched yet (EBUSY).  EINVAL: @flags not 0, @nodes not NUL terminated
+ * or not a list of at most 64 IPv4 addresses, @node_id not an index of
+ * it, or nr_backups=1 with one node; ERANGE: @node_id 64 or more.  Same
+ * effect as loading the module with node_id= and nodes=, so the rebuild
+ * can fail as a load would: with pmem=, the namespace refuses a node
+ * that is not the one it was formatted for (EXDEV: another cluster, the
+ * cluster id being derived from the node list unless cluster_id= is
+ * set; EREMCHG: another node id; EMEDIUMTYPE: another cluster shape,
+ * the number of nodes above all; ENOSPC: the namespace is too small), and
+ * ENOMEM or an error of the RDMA transport's setup are passed on.  After a failed
+ * rebuild the node runs alone again (node 0 of 1); if even that fails,
+ * see EIO above.
  */
 struct ddsm_config {
 	__u32 node_id;
@@ -342,10 +360,9 @@ enum ddsm_model {
  * touched on this node; the table keeps at most 64 regions and survives
  * restarts (setting the same region again is accepted).  Errors: ENODEV
  * without pmem=; EINVAL for flags, alignment, zero length, an unknown
- * model or backups; ERANGE outside the space; EOPNOTSUPP for a model not
- * built yet; EEXIST overlapping another region; EBUSY when a unit of the
- * range was touched here already; ENOSPC when the table is full; EIO when
- * the media failed.  A get returns the model of the region holding
+ * model or backups; ERANGE outside the space; EEXIST overlapping another
+ * region; EBUSY when a unit of the range was touched here already; ENOSPC
+ * when the table is full; EIO when the media failed.  A get returns the model of the region holding
  * @gaddr, or the default (module parameter pmem_model).
  */
 struct ddsm_region_arg {
@@ -545,6 +562,18 @@ struct ddsm_tx_status {
 	__u64 readv_confirms;
 };
 
+/*
+ * Older binaries: a command is known by its type, number and direction;
+ * besides the current size of its structure the module accepts the sizes
+ * earlier ABIs had, copies in only that many bytes (the rest read as 0)
+ * and copies out only that many:
+ *   DDSM_IOC_STATUS		160, 200, 216 (232 now)
+ *   DDSM_IOC_PEER		128 (176 now)
+ *   DDSM_IOC_PMEM_STATUS	208 (272 now)
+ *   DDSM_IOC_TX_STATUS		168, 200, 208, 216, 224 (232 now)
+ * Every other command takes its current size only; any other size is
+ * ENOTTY, as an unknown command is.
+ */
 #define DDSM_IOC_MAGIC	0xDD
 #define DDSM_IOC_STATUS	_IOR(DDSM_IOC_MAGIC, 0x01, struct ddsm_status)
 #define DDSM_IOC_PEER	_IOWR(DDSM_IOC_MAGIC, 0x02, struct ddsm_peer_info)

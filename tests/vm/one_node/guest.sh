@@ -154,7 +154,8 @@ hold_test() {
 echo "# ddsm one-node tests, payload $DDSM, kernel $(uname -r)"
 [ "$(id -u)" -eq 0 ] || bail "must run as root"
 for f in "$DDSM/ddsm.ko" "$BIN/ddsmctl" "$TESTS/ddsm-test-share" \
-	 "$TESTS/ddsm-test-badcalls" "$TESTS/ddsm-test-hold"; do
+	 "$TESTS/ddsm-test-badcalls" "$TESTS/ddsm-test-hold" \
+	 "$TESTS/ddsm-test-unbuilt"; do
 	[ -e "$f" ] || bail "missing $f"
 done
 mkdir -p /tmp
@@ -238,6 +239,97 @@ if err=$(run_bounded 30 insmod "$DDSM/ddsm.ko" size=64M mode=0640 2>&1); then
 	check "$DEV removed" wait_for 5 dev_gone
 else
 	nok "insmod ddsm.ko size=64M mode=0640: $err"
+fi
+
+# ---- parameters out of range -----------------------------------------
+# Refused at load with EINVAL (insmod says "invalid"), never raised or
+# clamped; ERANGE (port=65536 once) would say "out of range".
+
+for args in heartbeat_ms=9 heartbeat_ms=1800001 peer_timeout_ms=19 \
+	    peer_timeout_ms=3600001 reconnect_ms=9 reconnect_ms=3600001 \
+	    rejoin_ms=3600001 port=0 port=65536 tx_validate_defer_us=100001 \
+	    "heartbeat_ms=1000 peer_timeout_ms=1999"; do
+	# shellcheck disable=SC2086 # two parameters in one case
+	err=$(run_bounded 30 insmod "$DDSM/ddsm.ko" $args 2>&1)
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		nok "insmod ddsm.ko $args refused (it loaded)"
+		run_bounded 30 rmmod ddsm
+	else
+		check "insmod ddsm.ko $args refused with EINVAL (${err//$'\n'/ })" \
+			grep -qi 'invalid' <<<"$err"
+	fi
+done
+check "nothing loaded after the refusals" module_gone
+
+DEFER=/sys/module/ddsm/parameters/tx_validate_defer_us
+args="heartbeat_ms=10 peer_timeout_ms=20 reconnect_ms=10 rejoin_ms=3600000"
+args="$args port=65535 tx_validate_defer_us=100000"
+# shellcheck disable=SC2086 # several parameters
+if err=$(run_bounded 30 insmod "$DDSM/ddsm.ko" $args 2>&1); then
+	ok "insmod ddsm.ko at the limits ($args)"
+	check "tx_validate_defer_us=100001 refused on a sysfs write" \
+		bash -c "! echo 100001 >$DEFER 2>/dev/null"
+	check "tx_validate_defer_us still 100000" \
+		test "$(cat $DEFER 2>/dev/null)" = 100000
+	check "tx_validate_defer_us=0 accepted on a sysfs write" \
+		bash -c "echo 0 >$DEFER"
+	err=$(run_bounded 30 rmmod ddsm 2>&1)
+	rc=$?
+	check "rmmod ddsm (limits) (rc $rc${err:+: $err})" test "$rc" -eq 0
+	check "$DEV removed" wait_for 5 dev_gone
+else
+	nok "insmod ddsm.ko at the limits ($args): $err"
+fi
+
+# ---- a CONFIGURE whose rebuild and fallback both fail ------------------
+# test_fail_build (self-test build, kernel/selftest/knobs.c) fails the
+# next N node builds: 2 fails the rebuild and the fallback to one node,
+# which leaves the node unbuilt until a CONFIGURE succeeds.
+
+KNOB=/sys/module/ddsm/parameters/test_fail_build
+knob_is() { [ "$(cat "$KNOB" 2>/dev/null)" = "$1" ]; }
+
+if err=$(run_bounded 30 insmod "$DDSM/ddsm.ko" 2>&1); then
+	ok "insmod ddsm.ko (for the unbuilt node)"
+	wait_for 5 test -c "$DEV"
+	if [ -w "$KNOB" ] && echo 2 >"$KNOB"; then
+		ok "test_fail_build set to 2"
+		out=$(run_bounded 30 "$BIN/ddsmctl" configure 0 2>&1)
+		rc=$?
+		echo "# ${out//$'\n'/ }"
+		check "configure fails when both builds fail (rc $rc)" \
+			test "$rc" -ne 0 -a "$rc" -ne 124
+		check "configure's error is ENOMEM" \
+			grep -qi 'memory' <<<"$out"
+		check "test_fail_build used up (reads 0)" knob_is 0
+		run_tap 30 ddsm-test-unbuilt-broken \
+			"$TESTS/ddsm-test-unbuilt" broken
+		# ddsmctl status reads STATUS, then each PEER, which fails.
+		out=$(run_bounded 10 "$BIN/ddsmctl" status 2>&1)
+		rc=$?
+		sed 's/^/# /' <<<"$out"
+		check "ddsmctl status on the unbuilt node: STATUS read (node id 0)" \
+			grep -qx 'node id: 0' <<<"$out"
+		check "ddsmctl status on the unbuilt node: PEER fails with EIO (rc $rc)" \
+			grep -q 'peer 0 on .*: Input/output error' <<<"$out"
+		echo 0 >"$KNOB"
+		out=$(run_bounded 30 "$BIN/ddsmctl" configure 0 2>&1)
+		rc=$?
+		check "configure succeeds again with test_fail_build=0 (rc $rc${out:+: ${out//$'\n'/ }})" \
+			test "$rc" -eq 0
+		run_tap 30 ddsm-test-unbuilt-built \
+			"$TESTS/ddsm-test-unbuilt" built
+	else
+		nok "test_fail_build writable in $KNOB (the self-test build)"
+	fi
+	err=$(run_bounded 30 rmmod ddsm 2>&1)
+	rc=$?
+	check "rmmod ddsm (after the unbuilt node) (rc $rc${err:+: $err})" \
+		test "$rc" -eq 0
+	check "$DEV removed" wait_for 5 dev_gone
+else
+	nok "insmod ddsm.ko (for the unbuilt node): $err"
 fi
 
 tap_summary one_node
