@@ -473,6 +473,56 @@ static int run_common(void)
 	return 0;
 }
 
+/* The self-test build's knob: the next @n writes to the media fail. */
+static int pmem_fail(int n)
+{
+	FILE *f = fopen("/sys/module/ddsm/parameters/test_pmem_fail", "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fprintf(f, "%d\n", n) < 0;
+	return fclose(f) || ret ? -1 : 0;
+}
+
+/*
+ * EIO of REGION and PERSIST: a media write that fails (test_pmem_fail).
+ * The flusher may meet the failure first (a unit dirty here is flushed
+ * within pmem_flush_ms), so PERSIST is tried a few times.
+ */
+static void media_errors(int fd)
+{
+	struct ddsm_region_arg ra = { .gaddr = 32 * UNIT, .len = UNIT,
+				      .model = DDSM_MODEL_SYNC };
+	struct ddsm_persist_arg pa = { .gaddr = 40 * UNIT, .len = UNIT };
+	volatile char *p;
+	long r = -1;
+	int i, err = 0;
+
+	if (pmem_fail(1)) {
+		tap(0, "control: test_pmem_fail set (%s)", ename(errno));
+		return;
+	}
+	EXPECT(DDSM_IOC_REGION, EIO, "its table entry could not be written",
+	       ioctl(fd, DDSM_IOC_REGION, &ra));
+	pmem_fail(0);
+	p = mmap(NULL, UNIT, PROT_READ | PROT_WRITE, MAP_SHARED, fd, pa.gaddr);
+	for (i = 0; p != MAP_FAILED && i < 5 && err != EIO; i++) {
+		p[i] = (char)(i + 1);
+		pmem_fail(1);
+		r = ioctl(fd, DDSM_IOC_PERSIST, &pa);
+		err = r ? errno : 0;
+		pmem_fail(0);
+	}
+	if (p != MAP_FAILED)
+		munmap((void *)p, UNIT);
+	errno = err;
+	EXPECT(DDSM_IOC_PERSIST, EIO, "the unit's image could not be written",
+	       r);
+	tap(!ioctl(fd, DDSM_IOC_PERSIST, &pa),
+	    "control: the same PERSIST once the media works again");
+}
+
 /* DDSM_IOC_REGION on a node with a fresh pmem= namespace. */
 static int run_pmem(void)
 {
@@ -498,6 +548,7 @@ static int run_pmem(void)
 	ra.len = UNIT;
 	EXPECT(DDSM_IOC_REGION, EBUSY, "a unit touched here",
 	       ioctl(fd, DDSM_IOC_REGION, &ra));
+	media_errors(fd);
 	/* 63 more one-unit regions fill the table of 64. */
 	for (i = 0; i < 63; i++) {
 		ra.gaddr = (uint64_t)(64 + 2 * i) * UNIT;
