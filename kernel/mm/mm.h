@@ -101,7 +101,7 @@ void ddsm_mm_setup_vma(struct ddsm_node *n, struct vm_area_struct *vma);
  * "mapped" of a range no longer mapped, never the other way round.
  */
 struct ddsm_vmas {
-	spinlock_t lock;
+	spinlock_t lock;	/* list and lost */
 	struct list_head list;
 	u32 lost;		/* records that could not be allocated */
 };

@@ -18,7 +18,7 @@ static void rdma_auth_answer(struct rdma_conn *conn);
 
 /* With peer->lock held: the peer may not join; it retries, we log again. */
 static void rdma_refuse(struct rdma_peer *peer, struct rdma_conn *conn,
-		 const char *why)
+			const char *why)
 {
 	pr_warn_ratelimited("node %u (%s) refused: %s\n", peer->node,
 			    peer->addr_str, why);
