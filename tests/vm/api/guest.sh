@@ -13,8 +13,9 @@
 #      the run-time ones); node 0: ddsmctl's commands, -j
 #      (JSON blocks for the host's parser), exit statuses, and the errnos
 #      of every ioctl (ddsm-test-errnos common); node 1: the ioctl sizes of
-#      earlier ABIs; node 2: DDSM_IOC_REGION's errnos on pmem and
-#      CONFIGURE's on a namespace of another cluster (EXDEV), node
+#      earlier ABIs; node 2: DDSM_IOC_REGION's errnos on pmem, the EIO
+#      of REGION and PERSIST (a media write made to fail by the self-test
+#      build's test_pmem_fail), and CONFIGURE's on a namespace of another cluster (EXDEV), node
 #      (EREMCHG) or geometry (EMEDIUMTYPE)
 #   B  one cluster of the 3 with pmem: every C example of the docs on
 #      every node, a program built against ABI 11's header and library

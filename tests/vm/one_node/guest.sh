@@ -312,7 +312,7 @@ if err=$(run_bounded 30 insmod "$DDSM/ddsm.ko" 2>&1); then
 		check "ddsmctl status on the unbuilt node: STATUS read (node id 0)" \
 			grep -qx 'node id: 0' <<<"$out"
 		check "ddsmctl status on the unbuilt node: PEER fails with EIO (rc $rc)" \
-			grep -q 'peer 0 on .*: Input/output error' <<<"$out"
+			grep -q '^[^ ]*ddsmctl: peer .*: Input/output error' <<<"$out"
 		echo 0 >"$KNOB"
 		out=$(run_bounded 30 "$BIN/ddsmctl" configure 0 2>&1)
 		rc=$?
