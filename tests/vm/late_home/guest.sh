@@ -21,12 +21,13 @@ if [ "$ME" -eq "$LATE" ]; then
 fi
 check "insmod ddsm.ko node_id=$ME nodes=$IPS" \
 	insmod $DDSM/ddsm.ko node_id="$ME" nodes="$IPS"
-# While the late node is still without ddsm, a short wait must fail and
-# name it; a long one succeeds once it is there.
+# While the late node is still without ddsm, a short wait must fail
+# (exit 3, as ddsmctl(8) says) and name it; a long one succeeds once it
+# is there.
 out=$($CTL wait --timeout 0.5 2>&1)
 rc=$?
 check "ddsmctl wait --timeout 0.5 fails while node$LATE is late (exit $rc: $out)" \
-	eval '[ $rc -eq 1 ] && [[ $out == *" $LATE ("* ]]'
+	eval '[ $rc -eq 3 ] && [[ $out == *" $LATE ("* ]]'
 # fault_timeout_ms is read by every fault as it starts: 300 ms now means
 # SIGBUS well before the 10 s default; 0 and other nonsense are refused.
 P=/sys/module/ddsm/parameters/fault_timeout_ms
