@@ -20,9 +20,10 @@
 /*
  * The oldest module this library drives.  Every ioctl it issues has the
  * size of this build's uapi header; ABI 11 is the first module that
- * answers all of them at these sizes but DDSM_IOC_TX_OUTCOME (ABI 12),
- * which lddsm_tx_commit() asks only after a COMMIT's ETIMEDOUT and whose
- * ENOTTY from an ABI 11 module leaves that ETIMEDOUT as it was.  A newer module is accepted: it
+ * answers all of them at these sizes but DDSM_IOC_TX_OUTCOME (added
+ * later within ABI 11), which lddsm_tx_commit() asks only after a
+ * COMMIT's ETIMEDOUT and whose ENOTTY from an older module leaves that
+ * ETIMEDOUT as it was.  A newer module is accepted: it
  * keeps answering the sizes of earlier ABIs (the size is in the ioctl
  * number), so callers built against any header from 11 on keep working.
  */

@@ -36,7 +36,13 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define DDSM_ABI_VERSION	12
+/*
+ * 11 for good: ABI 11's libddsm refuses any other number, and its
+ * programs must keep running.  What came since is found by asking:
+ * DDSM_IOC_TX_OUTCOME (ENOTTY before it), structures grown at their end
+ * (a new size, so a new ioctl number; earlier sizes still answered).
+ */
+#define DDSM_ABI_VERSION	11
 #define DDSM_UNIT_SHIFT		12
 #define DDSM_UNIT_SIZE		(1ULL << DDSM_UNIT_SHIFT)
 #define DDSM_MAX_NODES		64
