@@ -65,9 +65,11 @@ t=$(cl_freeze 1 6000)
 # other thread maps and unmaps (tests/vm/src/ddsm-test-upgrade.c).
 if wait_all $((SECS + 600)) "upgrade ready" 1; then
 	link 2 2000 &
+	flap=$!
 	sleep 0.5
 	cl_send 1 "upgrade go"
-	wait
+	# Only the flap: a bare wait would wait for the QEMUs too.
+	wait "$flap"
 	wait_all 300 "upgrade finished" 1
 fi
 for i in 0 1 2; do cl_send "$i" release; done
