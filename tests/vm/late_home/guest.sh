@@ -1,20 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side, every node at once: the last node loads ddsm LATE_S seconds
-# after the others, which start touching its units at once, without
-# waiting for it (ddsm-test-latehome: no SIGBUS, the fault waits for the
-# home, and the process's mmap_lock is free meanwhile).
+# Guest side, every node at once: the last node loads ddsm late, once
+# the host says so (during.sh: a few seconds after the others started
+# the fault that must wait for it; not a fixed delay, which a loaded host
+# outran), while the others touch its units without waiting for it
+# (ddsm-test-latehome: no SIGBUS, the fault waits for the home, and the
+# process's mmap_lock is free meanwhile).
 #
 #   qemu/cluster.sh -n 3 -t 300 --name late-home -- bash /ddsm/tests/late_home/guest.sh
 
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
-LATE=$((N - 1)) LATE_S=${LATE_S:-8}
+LATE=$((N - 1))
 
 if [ "$ME" -eq "$LATE" ]; then
-	sleep "$LATE_S"
-	check "insmod ddsm.ko node_id=$ME nodes=$IPS (${LATE_S} s late)" \
+	host_says late 600 || { nok "the host's word to load late"; tap_exit; }
+	check "insmod ddsm.ko node_id=$ME nodes=$IPS (late)" \
 		insmod $DDSM/ddsm.ko node_id="$ME" nodes="$IPS"
 	check "ddsmctl wait: all $((N - 1)) peers up" $CTL wait --timeout 60
 	tap_exit
@@ -44,6 +46,7 @@ check "grace_us=0 and back to 200 at run time" bash -c "echo 0 >$G && echo 200 >
 run ddsm-test-latehome-timeout 30 $TESTS/ddsm-test-latehome "$ME" "$N" "$LATE" \
 	--sigbus-within 3000
 echo 10000 >$P
+marker "late_home waiting"
 run ddsm-test-latehome 120 $TESTS/ddsm-test-latehome "$ME" "$N" "$LATE"
 check "ddsmctl wait --timeout 60 then succeeds" $CTL wait --timeout 60
 check "the wait was counted (home_waits > 0)" \

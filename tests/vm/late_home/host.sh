@@ -5,5 +5,6 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
-exec bash "$ROOT/qemu/cluster.sh" -n 3 -t 300 \
-	--name late-home -- bash /ddsm/tests/late_home/guest.sh
+exec bash "$ROOT/qemu/cluster.sh" -n 3 -t 300 --name late-home \
+	--during "bash $ROOT/tests/vm/late_home/during.sh" \
+	-- bash /ddsm/tests/late_home/guest.sh

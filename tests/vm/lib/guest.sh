@@ -109,6 +109,17 @@ check_no_sigbus() {
 # Control line to the host (qemu/lib.sh's cl_marker sees it).
 marker() { echo "$*" >/dev/ttyS1; }
 
+# host_says WORD SECS: wait for a control line WORD from the host (fd 3,
+# qemu/guest/init's ttyS1; qemu/lib.sh's cl_send); 1 if it does not come.
+host_says() {
+	local line end=$((SECONDS + $2))
+	while [ "$SECONDS" -lt "$end" ]; do
+		read -r -t "$((end - SECONDS))" line <&3 || continue
+		[ "${line%$'\r'}" = "$1" ] && return 0
+	done
+	return 1
+}
+
 # ---- the transport's self-test ----------------------------------------
 
 DBG=/sys/kernel/debug/ddsm

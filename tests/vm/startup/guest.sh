@@ -14,17 +14,6 @@
 
 CYCLES=${STARTUP_CYCLES:-3} SECS=${STARTUP_SECS:-12}
 
-# host_says WORD SECS: wait for a control line WORD from the host (fd 3,
-# qemu/guest/init's ttyS1); 1 if it does not come.
-host_says() {
-	local line end=$((SECONDS + $2))
-	while [ "$SECONDS" -lt "$end" ]; do
-		read -r -t "$((end - SECONDS))" line <&3 || continue
-		[ "${line%$'\r'}" = "$1" ] && return 0
-	done
-	return 1
-}
-
 for ((c = 1; c <= CYCLES; c++)); do
 	marker "cycle $c ready"
 	host_says "go $c" 300 || { nok "cycle $c: the host's go"; exit 1; }
