@@ -17,6 +17,8 @@
 set -uo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
+# The guests' lines are printed once, from their logs, when they are done.
+CL_STREAM=0
 WAIT_PAST_DEADLINE=1
 SECS=${BANK_SECS:-120}
 
@@ -87,5 +89,5 @@ sleep 10
 cl_alive 2 && nok "node2's QEMU gone after SIGKILL" ||
 	ok "node2 (a coordinator) killed with SIGKILL mid-run"
 wait_all $((SECS + 600)) 'exit [0-9]+' 0 1
-report 0 1
+report 0 1 2
 tap_exit

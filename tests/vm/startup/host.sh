@@ -12,6 +12,8 @@
 set -uo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
+# The guests' lines are printed once, from their logs, when they are done.
+CL_STREAM=0
 CYCLES=${STARTUP_CYCLES:-3}
 WAIT_PAST_DEADLINE=1
 

@@ -18,6 +18,8 @@ VICTIM=2 SURVIVORS="0 1"
 CL_CMD="TXD_SECS=${TXD_SECS:-40} TXD_DELAY_MS=${TXD_DELAY_MS:-50} TXD_GAP_MS=${TXD_GAP_MS:-400} bash /ddsm/tests/txdeath/guest.sh"
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/host.sh"
+# The guests' lines are printed once, from their logs, when they are done.
+CL_STREAM=0
 # Each wait here has always had its own bound only, not TXD_LIMIT's.
 WAIT_PAST_DEADLINE=1
 
@@ -39,6 +41,8 @@ for i in $SURVIVORS; do
 	fi
 	grep -aE "^(not )?ok - |^# node" "$CL_LOG/node$i.out" | tr -d '\r' | sed "s/^/[n$i] /"
 done
+# What the victim said before it was killed.
+grep -aE "^(not )?ok - |^# node" "$CL_LOG/node$VICTIM.out" | tr -d '\r' | sed "s/^/[n$VICTIM] /"
 sum() { cat "$CL_LOG"/node[01].out | tr -d '\r' | grep -o "$1 [0-9]*" | awk '{ s += $2 } END { print s + 0 }'; }
 echo "# txdeath: locked commits of node$VICTIM at the survivors: $(sum home_in_doubt) in doubt, $(sum home_rollbacks) rolled back, $(sum home_rollforwards) rolled forward"
 echo "# txdeath: $failed of $total host checks failed; logs in $CL_LOG"
