@@ -31,10 +31,13 @@
 #include <stdlib.h>
 #include "shim.h"
 #include "txhome.h"
+#include "serial.h"
+
 #include "txcoord.h"
 
 #define HOMES	2
 #define MAXT	3
+_Static_assert(MAXT <= SERIAL_MAXT, "serial.h sizes the history");
 #define MAXO	4
 #define MAXL	4
 #define SLOTS	4
@@ -253,28 +256,10 @@ static void deliver_squash(struct world *w, u32 k)
 			violation = "a squash reached a committed transaction";
 }
 
-static bool cyclic(u8 edge[MAXT][MAXT])
-{
-	u32 a, b, c;
-
-	/* At most three transactions: a cycle has length 2 or 3. */
-	for (a = 0; a < ntx; a++)
-		for (b = 0; b < ntx; b++) {
-			if (a == b || !edge[a][b])
-				continue;
-			if (edge[b][a])
-				return true;
-			for (c = 0; c < ntx; c++)
-				if (c != a && c != b && edge[b][c] && edge[c][a])
-					return true;
-		}
-	return false;
-}
-
 static void check_history(const struct world *w)
 {
-	u8 edge[MAXT][MAXT] = { { 0 } };
-	u32 i, l, v, h, s;
+	struct serial sg = { .n = ntx };
+	u32 i, l, h, s;
 
 	histories++;
 	for (i = 0; i < ntx; i++) {
@@ -282,25 +267,13 @@ static void check_history(const struct world *w)
 		aborts += !w->t[i].committed;
 		if (!w->t[i].committed)
 			continue;
-		for (l = 0; l < nlines; l++) {
-			int from, to;
-
-			if (!w->t[i].read_ver[l])
-				continue;
-			v = w->t[i].read_ver[l] - 1u;
-			from = w->writer[l][v];
-			to = v < w->ver[l] ? w->writer[l][v + 1] : -1;
-			if (from >= 0 && from != (int)i)
-				edge[from][i] = 1;
-			if (to >= 0 && to != (int)i)
-				edge[i][to] = 1;
-		}
+		for (l = 0; l < nlines; l++)
+			serial_read(&sg, i, w->writer[l], w->ver[l],
+				    w->t[i].read_ver[l]);
 	}
 	for (l = 0; l < nlines; l++)
-		for (v = 1; v < w->ver[l]; v++)
-			if (w->writer[l][v] != w->writer[l][v + 1])
-				edge[(int)w->writer[l][v]][(int)w->writer[l][v + 1]] = 1;
-	if (cyclic(edge))
+		serial_writes(&sg, w->writer[l], w->ver[l]);
+	if (serial_cyclic(&sg))
 		violation = "a committed history is not serializable";
 	for (h = 0; h < HOMES; h++)
 		for (s = 0; s < SLOTS; s++)

@@ -68,10 +68,13 @@
 #include "txhome.h"
 #include "txcoord.h"
 #include "txfate.h"
+#include "serial.h"
+
 
 #define NODES	3
 #define LINES	2		/* x homed on node 0, y on node 1 */
 #define MAXT	2
+_Static_assert(MAXT <= SERIAL_MAXT, "serial.h sizes the history");
 #define MAXO	4
 #define ENTRIES	3		/* a home's transaction table */
 #define QCAP	8		/* messages in flight one way */
@@ -1059,22 +1062,11 @@ out:
 	free(next);
 }
 
-static bool cyclic(u8 edge[MAXT][MAXT])
-{
-	u32 a, b;
-
-	for (a = 0; a < ntx; a++)
-		for (b = 0; b < ntx; b++)
-			if (a != b && edge[a][b] && edge[b][a])
-				return true;
-	return false;
-}
-
 /* A quiet world: every transaction whole or absent, serializable. */
 static void check_quiet(const struct world *w)
 {
-	u8 edge[MAXT][MAXT] = { { 0 } };
-	u32 i, l, v, h, s;
+	struct serial sg = { .n = ntx };
+	u32 i, l, h, s;
 
 	quiet_states++;
 	for (h = 0; h < NODES; h++)
@@ -1102,25 +1094,13 @@ static void check_quiet(const struct world *w)
 			continue;
 		if (!t->wrote && t->status != T_OK)
 			continue;	/* a reader that did not commit */
-		for (l = 0; l < LINES; l++) {
-			int from, to;
-
-			if (!t->read_ver[l])
-				continue;
-			v = t->read_ver[l] - 1u;
-			from = w->writer[l][v];
-			to = v < w->ver[l] ? w->writer[l][v + 1] : -1;
-			if (from >= 0 && from != (int)i)
-				edge[from][i] = 1;
-			if (to >= 0 && to != (int)i)
-				edge[i][to] = 1;
-		}
+		for (l = 0; l < LINES; l++)
+			serial_read(&sg, i, w->writer[l], w->ver[l],
+				    t->read_ver[l]);
 	}
 	for (l = 0; l < LINES; l++)
-		for (v = 1; v < w->ver[l]; v++)
-			if (w->writer[l][v] != w->writer[l][v + 1])
-				edge[(int)w->writer[l][v]][(int)w->writer[l][v + 1]] = 1;
-	if (!violation && cyclic(edge))
+		serial_writes(&sg, w->writer[l], w->ver[l]);
+	if (!violation && serial_cyclic(&sg))
 		violation = "a committed history is not serializable";
 }
 
