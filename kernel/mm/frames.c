@@ -203,25 +203,10 @@ struct page *ddsm_frame_get(struct ddsm_node *n, u64 unit, gfp_t gfp)
 
 void ddsm_frame_release(struct ddsm_node *n, u64 unit)
 {
-	struct ddsm_frames *f = &n->frames;
-	struct page *page;
-
 	/* Home frames are the unit's memory: they live as long as the module. */
-	if (ddsm_unit_home(&n->space, unit) == n->space.node_id ||
-	    unit >= f->nr_cache)
+	if (ddsm_unit_home(&n->space, unit) == n->space.node_id)
 		return;
-	spin_lock(&f->lock);
-	page = f->cache[unit];
-	f->cache[unit] = NULL;
-	spin_unlock(&f->lock);
-	if (test_and_clear_bit(unit, f->leaving))
-		atomic64_dec(&f->evicting);
-	if (!page)
-		return;
-	__free_page(page);
-	atomic64_dec(&f->resident);
-	atomic64_dec(&f->cached);
-	wake_up_all(&f->room);
+	ddsm_frame_cache_drop(n, unit);
 }
 
 struct page *ddsm_frame_get_local(struct ddsm_node *n, u64 idx)
