@@ -140,7 +140,8 @@ check: setup
 	bash tests/run.sh
 
 # The load test for 30 minutes, a busy loop beside the traffic on every
-# guest, then coherence, evict, litmus, txbench and fuzz with more work than
+# guest, then coherence, evict, litmus, txbench (HADES SmallBank: 100,000
+# transactions) and fuzz with more work than
 # make check gives them, the model checker's full set (about 20 minutes
 # more on the 2-core host), and startup with 20 load cycles per cluster.
 soak: setup
@@ -151,7 +152,7 @@ soak: setup
 		COUNTER_ROUNDS=$${COUNTER_ROUNDS:-10000} \
 		EVICT_UNITS=$${EVICT_UNITS:-4096} \
 		LITMUS_ITERS=$${LITMUS_ITERS:-5000} \
-		TX_OPS=$${TX_OPS:-2000} \
+		TX_OPS=$${TX_OPS:-2000} TX_SB_TOTAL=$${TX_SB_TOTAL:-100000} \
 		FUZZ_OPS=$${FUZZ_OPS:-100000} \
 		bash tests/run.sh
 
