@@ -25,15 +25,17 @@ KDIR=$(bash "$ROOT/qemu/build-debug-kernel.sh" | tail -1) || {
 }
 DKVER=$(cat "$CACHE/release")
 
-# The module from a copy of its sources, so the tree's own objects (built
-# against the installed kernel for `make check`) are left alone.
+# The self-test module (the knobs and debugfs faults the VM tests use, the
+# one make check loads), from a copy of its sources, so the tree's own
+# objects (built against the installed kernel for `make check`) are left
+# alone.
 MOD=$BUILD_DIR/module
 rm -rf "$MOD"
 mkdir -p "$MOD"
 cp -r "$ROOT/Kbuild" "$ROOT/kernel" "$ROOT/include" "$MOD/"
 find "$MOD" -name '*.o' -o -name '.*.cmd' -o -name '*.ko' -o -name '*.mod*' |
 	xargs rm -f
-make -s -C "$KDIR" M="$MOD" modules || {
+make -s -C "$KDIR" M="$MOD" DDSM_SELFTEST=y modules || {
 	echo "not ok - ddsm.ko built against $DKVER"
 	echo "0 passed, 1 failed"
 	exit 1
