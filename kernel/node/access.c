@@ -17,9 +17,15 @@
  * what the event brought.  That holds for an upgrade (pfn_mkwrite, which
  * returns VM_FAULT_RETRY | VM_FAULT_NOPAGE: mm/fault.c) and for a retry
  * that has to wait again, as long as the fault may be retried at all.
- * The bound is kept across attempts: an event, or a home, that one
- * attempt waited the whole bound for is noted (cl_stuck), and the next
- * attempt that would wait for it again fails the fault at once.
+ * The bound is kept across attempts.  A retried attempt's bound runs from
+ * when the fault's first attempt started to wait (cl_stuck's wait_since,
+ * kept per unit until a fault maps it), so a fault whose events keep
+ * ending early (home busy, a unit lost for now, a home that comes and
+ * goes) fails at fault_timeout_ms like one that waits for a single event.
+ * An event, or a home, that one attempt waited the whole bound for, and
+ * an event that failed for good, are noted (cl_stuck): the next attempt
+ * fails the fault at once, since the attempt that learnt it had already
+ * given up mmap_lock and could only ask for a retry.
  */
 #include <linux/sched/signal.h>
 #include <linux/jiffies.h>
@@ -147,6 +153,47 @@ static bool failover_may_come(struct ddsm_node *n, u64 unit)
 	return st == DDSM_PEER_UP || st == DDSM_PEER_SELF;
 }
 
+/*
+ * A fault's first attempt is about to wait (under the line lock): its
+ * retries' bound runs from now.
+ */
+static void wait_arm(struct ddsm_node *n, struct vm_fault *vmf, u64 unit)
+{
+	struct ddsm_stuck *stuck = &n->cl_stuck[ddsm_cl_hash(unit)];
+
+	if (vmf->flags & FAULT_FLAG_TRIED)
+		return;
+	stuck->wait_unit = unit + 1;
+	stuck->wait_since = jiffies;
+}
+
+/* A fault mapped @unit (under the line lock): nobody waits for it now. */
+static void wait_disarm(struct ddsm_node *n, u64 unit)
+{
+	struct ddsm_stuck *stuck = &n->cl_stuck[ddsm_cl_hash(unit)];
+
+	if (stuck->wait_unit == unit + 1)
+		stuck->wait_unit = 0;
+}
+
+/* The fault's bound: from now, or from its first attempt's wait. */
+static unsigned long access_deadline(struct ddsm_node *n,
+				     struct vm_fault *vmf, u64 unit,
+				     unsigned int timeout_ms)
+{
+	struct ddsm_stuck *stuck = &n->cl_stuck[ddsm_cl_hash(unit)];
+	unsigned long end = jiffies + msecs_to_jiffies(timeout_ms), first;
+	struct mutex *cl = ddsm_cl_lock(n, unit);
+
+	if (!(vmf->flags & FAULT_FLAG_TRIED))
+		return end;
+	mutex_lock(cl);
+	first = stuck->wait_unit == unit + 1 ?
+		stuck->wait_since + msecs_to_jiffies(timeout_ms) : end;
+	mutex_unlock(cl);
+	return time_before(first, end) ? first : end;
+}
+
 static int wait_for_home(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 			 unsigned long deadline, unsigned int timeout_ms,
 			 bool drop)
@@ -171,6 +218,9 @@ static int wait_for_home(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 		return -ETIMEDOUT;
 	}
 	atomic64_inc(&n->stats.home_waits);
+	mutex_lock(ddsm_cl_lock(n, unit));
+	wait_arm(n, vmf, unit);
+	mutex_unlock(ddsm_cl_lock(n, unit));
 	if (drop)
 		mmap_read_unlock(vmf->vma->vm_mm);
 	left = (long)until - (long)jiffies;
@@ -251,6 +301,7 @@ static vm_fault_t access_map(struct access *a, struct page *frame,
 		ret = ddsm_mm_map(a->vmf, frame, rw);
 	if (rw)
 		ddsm_persist_dirty(n, unit);
+	wait_disarm(n, unit);
 	/* Let the access run before a forwarded request (rx.c). */
 	if (ddsm_cache_line(&n->cache, unit)->hold)
 		atomic64_set(&n->cl_granted_ns[ddsm_cl_hash(unit)],
@@ -297,8 +348,28 @@ static bool access_try(struct access *a, vm_fault_t *ret)
 		return true;
 	}
 	a->seq = ddsm_cache_line(&n->cache, a->unit)->seq;
+	wait_arm(n, a->vmf, a->unit);
 	mutex_unlock(cl);
 	return false;
+}
+
+/* An earlier attempt of this retried fault saw its event fail for good. */
+static bool access_failed(struct access *a, vm_fault_t *ret)
+{
+	struct ddsm_stuck *stuck = &a->n->cl_stuck[ddsm_cl_hash(a->unit)];
+	struct mutex *cl = ddsm_cl_lock(a->n, a->unit);
+	bool failed;
+
+	if (!(a->vmf->flags & FAULT_FLAG_TRIED))
+		return false;
+	mutex_lock(cl);
+	failed = stuck->unit == a->unit && stuck->seq == DDSM_STUCK_FAILED;
+	if (failed)
+		stuck->seq = 0;
+	mutex_unlock(cl);
+	if (failed)
+		*ret = VM_FAULT_SIGBUS;
+	return failed;
 }
 
 /* The first attempt already waited the whole bound for this event. */
@@ -358,6 +429,50 @@ static enum access_next access_start(struct access *a, vm_fault_t *ret)
 }
 
 /*
+ * What a retry must know of an event waited for without mmap_lock: that
+ * it is stuck or failed for good (the retry fails at once), or that the
+ * unit is lost for now (ask again, after a pause, within the bound).
+ * Anything else, the retry maps or asks again; after a home was lost it
+ * first waits for the home within its rejoin window (wait_for_home()).
+ */
+static void access_dropped_end(struct access *a, bool out_of_time)
+{
+	struct ddsm_node *n = a->n;
+	struct ddsm_stuck *stuck = &n->cl_stuck[ddsm_cl_hash(a->unit)];
+	struct mutex *cl = ddsm_cl_lock(n, a->unit);
+	u32 mark = 0;
+	int err;
+
+	if (out_of_time && !event_over(n, a->unit, a->seq, a->write)) {
+		mark = a->seq;
+	} else {
+		err = event_error(n, a->unit, a->seq);
+		if (err == EHOSTDOWN && failover_may_come(n, a->unit))
+			err = EAGAIN;
+		if (err && !time_before(jiffies, a->deadline)) {
+			atomic64_inc(&n->stats.fault_timeouts);
+			pr_warn_ratelimited("ddsm: fault on unit %llu timed out after %u ms\n",
+					    a->unit, a->timeout_ms);
+			mark = DDSM_STUCK_FAILED;
+		} else if (err == EAGAIN) {
+			atomic64_inc(&n->stats.lost_retries);
+			schedule_timeout_killable(msecs_to_jiffies(DDSM_LOST_RETRY_MS));
+		} else if (err && err != EBUSY && err != EHOSTDOWN) {
+			/* EHOSTDOWN: the retry waits for the home (rejoin.c). */
+			pr_warn_ratelimited("ddsm: fault on unit %llu failed: %d\n",
+					    a->unit, -err);
+			mark = DDSM_STUCK_FAILED;
+		}
+	}
+	if (!mark)
+		return;
+	mutex_lock(cl);
+	stuck->unit = a->unit;
+	stuck->seq = mark;
+	mutex_unlock(cl);
+}
+
+/*
  * Wait for the event, within the fault's bound.  A first attempt that
  * may drop mmap_lock waits without it and always ends in a retry; one
  * that ran out notes the event, so that the retry fails at once.
@@ -380,13 +495,9 @@ static bool access_wait(struct access *a, vm_fault_t *ret)
 	if (left == -ERESTARTSYS)
 		atomic64_inc(&n->stats.fault_kills);
 	if (a->drop) {
-		struct ddsm_stuck *stuck = &n->cl_stuck[ddsm_cl_hash(a->unit)];
-
-		if (!left && !event_over(n, a->unit, a->seq, a->write)) {
-			WRITE_ONCE(stuck->unit, a->unit);
-			WRITE_ONCE(stuck->seq, a->seq);
-		}
 		*ret = VM_FAULT_RETRY;
+		if (left != -ERESTARTSYS)
+			access_dropped_end(a, !left);
 		return true;
 	}
 	*ret = VM_FAULT_SIGBUS;
@@ -464,7 +575,7 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 	};
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 
-	a.deadline = jiffies + msecs_to_jiffies(a.timeout_ms);
+	a.deadline = access_deadline(n, vmf, unit, a.timeout_ms);
 	trace_ddsm_fault_begin(unit, write, mkwrite);
 	if (ddsm_unit_valid(&n->space, unit)) {
 		if (!ddsm_frame_peek(n, unit) && ddsm_frames_need_room(n))
@@ -472,8 +583,8 @@ vm_fault_t ddsm_access(struct ddsm_node *n, struct vm_fault *vmf, u64 unit,
 		for (;;) {
 			enum access_next next;
 
-			if (access_home(&a, &ret) || access_try(&a, &ret) ||
-			    access_stuck(&a, &ret))
+			if (access_failed(&a, &ret) || access_home(&a, &ret) ||
+			    access_try(&a, &ret) || access_stuck(&a, &ret))
 				break;
 			next = access_start(&a, &ret);
 			if (next == ACCESS_DONE)

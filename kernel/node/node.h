@@ -51,6 +51,7 @@
 #define DDSM_WRITE_HOLD_MS 2	/* ... and a migratory one, read, for its write */
 #define DDSM_LOST_RETRY_MS 100	/* pause before asking again for a lost unit */
 #define DDSM_STUCK_HOME	U32_MAX	/* cl_stuck: the home, not an event */
+#define DDSM_STUCK_FAILED (U32_MAX - 1) /* cl_stuck: the event failed for good */
 
 /* What the module was loaded with; kept across reconfigurations. */
 struct ddsm_params {
@@ -192,10 +193,16 @@ struct ddsm_node {
 
 	struct mutex cl_locks[DDSM_CL_LOCKS];	/* cache line -> PTE, see above */
 	wait_queue_head_t cl_waits[DDSM_CL_LOCKS];
-	/* Per hash: the last event a fault gave up waiting for (access.c). */
+	/*
+	 * Per hash, under the line lock (access.c): the last event a fault
+	 * gave up on, and when the latest fault on a unit started to wait,
+	 * which a retried attempt's bound runs from.
+	 */
 	struct ddsm_stuck {
 		u64 unit;
-		u32 seq;	/* DDSM_STUCK_HOME: its home did not connect */
+		u32 seq;	/* DDSM_STUCK_HOME, DDSM_STUCK_FAILED or an event */
+		u64 wait_unit;	/* unit + 1; 0: none */
+		unsigned long wait_since;
 	} cl_stuck[DDSM_CL_LOCKS];
 	/*
 	 * Per hash: when a fault last mapped a unit it was granted, until a
