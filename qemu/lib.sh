@@ -121,7 +121,8 @@ cl_start_node() {
 # cl_monitor I COMMAND...: QEMU monitor commands to node I (stop, cont,
 # info ...) over one connection; prints each answer.  Pseudo-commands time
 # a freeze without Python's start-up in it: "@sleep MS" waits, "@mark"
-# notes the time, "@elapsed" prints the ms since the mark.
+# notes the time, "@elapsed" prints the ms since the mark (at once, so that
+# a caller reading the output knows the commands before it were done).
 # Python, because the monitor is a Unix socket and the host has no socat.
 cl_monitor() {
 	local i=$1
@@ -147,7 +148,7 @@ for cmd in sys.argv[2:]:
     elif cmd == "@mark":
         t = time.monotonic()
     elif cmd == "@elapsed":
-        print(int((time.monotonic() - t) * 1000))
+        print(int((time.monotonic() - t) * 1000), flush=True)
     else:
         s.sendall(cmd.encode() + b"\n")
         lines = prompt().splitlines()[1:]

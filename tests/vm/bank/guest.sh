@@ -29,13 +29,16 @@ run "ddsm-test-bank" $((SECS + 500)) "$TESTS/ddsm-test-bank" "$ME" "$N" \
 $CTL tx stats 2>/dev/null | grep -E "home_(in_doubt|rollbacks|rollforwards)|aborts" |
 	sed "s/^/# node$ME: /"
 dmesg | grep -E "in doubt|rolled|given up" | tail -n 8 | sed "s/^/# node$ME: dmesg: /"
-# The host's upgrade check (BANK_UPGRADE=1): node 1 stores to a unit of
-# node 2 while node 2's link is down; every node stays loaded until the
-# host releases it.
-if [ "${BANK_UPGRADE:-0}" = 1 ]; then
+# The host's upgrade check (BANK_UPGRADE=ROUNDS): node 1 stores to a unit
+# of node 2 while node 2's link is down, once per round; every node stays
+# loaded until the host releases it.
+if [ "${BANK_UPGRADE:-0}" -gt 0 ]; then
 	if [ "$ME" = 1 ]; then
-		run "ddsm-test-upgrade" 120 "$TESTS/ddsm-test-upgrade" "$N" 2
-		marker "upgrade finished"
+		for ((r = 0; r < BANK_UPGRADE; r++)); do
+			run "ddsm-test-upgrade round $r" 120 \
+				"$TESTS/ddsm-test-upgrade" "$N" 2 "$r"
+			marker "upgrade finished $r"
+		done
 	fi
 	while read -r -t 300 line <&3; do
 		[ "${line%$'\r'}" = release ] && break

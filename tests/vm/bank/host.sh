@@ -21,6 +21,8 @@ set -uo pipefail
 CL_STREAM=0
 WAIT_PAST_DEADLINE=1
 SECS=${BANK_SECS:-120}
+UPGRADE_DOWN_MS=${UPGRADE_DOWN_MS:-2000}
+read -ra downs <<<"$UPGRADE_DOWN_MS"
 
 # link NODE MS: node's NIC down for MS ms (no carrier), then up again.
 link() {
@@ -31,6 +33,18 @@ link() {
 	else
 		nok "node$1: link down for $2 ms: ${out//$'\n'/ }"
 	fi
+}
+
+# link_down_during NODE MS: node's NIC down for MS ms in one monitor
+# session, in the background; returns once the link is down.  Its output,
+# "0" then the ms it stayed down, is in $CL_RUN/down.NODE.
+link_down_during() {
+	local f=$CL_RUN/down.$1
+	: >"$f"
+	cl_monitor "$1" "set_link n0 off" @mark @elapsed "@sleep $2" \
+		"set_link n0 on" @elapsed >"$f" 2>&1 &
+	down_pid=$!
+	until [ -s "$f" ] || ! kill -0 "$down_pid" 2>/dev/null; do sleep 0.05; done
 }
 
 report() {
@@ -55,7 +69,7 @@ start() {
 
 # Flaps, outages and a pause.
 CL_NAME=bank CL_N=3 CL_TIMEOUT=$((SECS + 900))
-CL_CMD="BANK_SECS=$SECS BANK_UPGRADE=1 bash /ddsm/tests/bank/guest.sh"
+CL_CMD="BANK_SECS=$SECS BANK_UPGRADE=${#downs[@]} bash /ddsm/tests/bank/guest.sh"
 start
 sleep 5
 for i in 0 1 2; do link "$i" 1500; sleep 2; done
@@ -64,16 +78,26 @@ t=$(cl_freeze 1 6000)
 [[ $t =~ ^[0-9]+$ ]] && ok "node1 stopped for $t ms and resumed" ||
 	nok "node1 stopped and resumed: $t"
 # Then an upgrade waits for node 2 (under the peer timeout) while node 1's
-# other thread maps and unmaps (tests/vm/src/ddsm-test-upgrade.c).
-if wait_all $((SECS + 600)) "upgrade ready" 1; then
-	link 2 2000 &
-	flap=$!
-	sleep 0.5
+# other thread maps and unmaps (tests/vm/src/ddsm-test-upgrade.c), once per
+# word of UPGRADE_DOWN_MS (default 2000), node 2's link down that long.
+# The link is down before the store starts, whatever the host's load (a
+# flap started in the background raced the go on a busy host, and the
+# store was done first), and the same monitor session brings it back, so
+# that the host's load does not stretch the outage past the peer timeout
+# (Python's start-up on a loaded host did, and node 2 was declared dead).
+for r in "${!downs[@]}"; do
+	wait_all $((r ? 120 : SECS + 600)) "upgrade ready $r" 1 || break
+	link_down_during 2 "${downs[r]}"
 	cl_send 1 "upgrade go"
-	# Only the flap: a bare wait would wait for the QEMUs too.
-	wait "$flap"
-	wait_all 300 "upgrade finished" 1
-fi
+	wait "$down_pid"
+	read -r -d '' _ t < "$CL_RUN/down.2"
+	if [[ ${t//$'\n'/} =~ ^[0-9]+$ ]] && [ "$t" -ge "${downs[r]}" ]; then
+		ok "node2: link down for $t ms while node 1's store waited"
+	else
+		nok "node2: link down for ${downs[r]} ms: $(tr '\n' ' ' <"$CL_RUN/down.2")"
+	fi
+	wait_all 300 "upgrade finished $r" 1 || break
+done
 for i in 0 1 2; do cl_send "$i" release; done
 wait_all 300 'exit [0-9]+' 0 1 2
 report 0 1 2

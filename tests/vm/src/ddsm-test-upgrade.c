@@ -5,10 +5,10 @@
  * hold up the process's other threads.  Before, pfn_mkwrite waited with
  * mmap_lock held for as long as the home took (up to fault_timeout_ms).
  *
- *   ddsm-test-upgrade NODES HOME
+ *   ddsm-test-upgrade NODES HOME [ROUND]
  *
  * Reads a unit homed on HOME (a read-only copy here), says "upgrade
- * ready" on /dev/ttyS1 and waits for "upgrade go" on the control line
+ * ready ROUND" on /dev/ttyS1 and waits for "upgrade go" on the control line
  * (fd 3), which the host sends once HOME's link is down.  Then one
  * thread stores to the unit, and another maps and unmaps another window
  * 20 times (mmap and munmap take mmap_lock for writing).  The check is
@@ -17,7 +17,9 @@
  * homed on HOME waits too, and is SIGKILLed: it must be gone while the
  * store still waits (transaction waits end on a fatal signal).  Then the
  * store must complete once the host brought the link back.  The caller
- * declared the transactional region from 64 MiB (ddsm-test-bank).
+ * declared the transactional region from 64 MiB (ddsm-test-bank).  ROUND
+ * (default 0) picks a unit of its own for each run in one boot, so that
+ * every round starts from a read-only copy.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -90,19 +92,21 @@ int main(int argc, char **argv)
 	uint64_t unit, v;
 	char *win;
 	FILE *tty;
-	int nodes, home;
+	int nodes, home, round = 0;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s NODES HOME\n", argv[0]);
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: %s NODES HOME [ROUND]\n", argv[0]);
 		return 2;
 	}
 	nodes = (int)parse_ul(argv[1], "NODES");
 	home = (int)parse_ul(argv[2], "HOME");
+	if (argc == 4)
+		round = (int)parse_ul(argv[3], "ROUND");
 	tap_node = -1;
 	fd = open("/dev/ddsm", O_RDWR);
 	if (fd < 0)
 		tap_bail("open /dev/ddsm: %s", strerror(errno));
-	unit = BASE_UNIT - BASE_UNIT % nodes + home;
+	unit = BASE_UNIT - BASE_UNIT % nodes + home + (uint64_t)round * nodes;
 	win = mmap(NULL, UNIT, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 		   (off_t)unit * UNIT);
 	if (win == MAP_FAILED)
@@ -112,7 +116,7 @@ int main(int argc, char **argv)
 	(void)v;
 	tty = fopen("/dev/ttyS1", "w");
 	if (tty) {
-		fprintf(tty, "upgrade ready\n");
+		fprintf(tty, "upgrade ready %d\n", round);
 		fclose(tty);
 	}
 	if (!host_says("upgrade go", 300))
