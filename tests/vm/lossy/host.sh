@@ -13,4 +13,4 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 exec bash "$ROOT/qemu/cluster.sh" -n 3 -t 1200 \
 	--name lossy -- \
-	"LOAD_SECONDS=60 LOAD_CACHE_FRAMES=96 LOAD_HOG=0 LOAD_NETEM='${LOSSY_NETEM:-loss 1% delay 6ms 4ms rate 1gbit}' bash /ddsm/tests/load/guest.sh"
+	"LOAD_SECONDS=40 LOAD_CACHE_FRAMES=96 LOAD_HOG=0 LOAD_NETEM='${LOSSY_NETEM:-loss 1% delay 6ms 4ms rate 1gbit}' bash /ddsm/tests/load/guest.sh"
