@@ -10,7 +10,11 @@
 #
 # Expects `make stage` to have run (the Makefile's `check` target does).
 # Variables: BUILD_DIR (default ./build), DDSM_TESTS (space-separated
-# names from the table, run in the order given; default all).  The
+# names from the table, run in the order given; default all),
+# DDSM_HOST_LANE (default 1: the host-only components, those whose folder
+# is not under tests/vm/, run one after the other in the background
+# beside the VM components, with one make job each, and their output is
+# printed when they are done; 0: everything in order, in the foreground).  The
 # variables each component reads (LOAD_SECONDS, COUNTER_ROUNDS, TX_OPS,
 # FUZZ_OPS, LITMUS_ITERS, EVICT_UNITS, LOSSY_NETEM, MODEL_CHECK, ...) are
 # listed above the table and pass through the environment.
@@ -38,13 +42,9 @@ passed=0
 failed=0
 failures=()
 
-# run_component NAME COMMAND...: run it, stream its output, count its lines.
-run_component() {
-	local name=$1 log=$RESULTS/$1.log rc ok nok t0=$SECONDS
-	shift
-	echo "=== $name: $*"
-	"$@" 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
+# count_component NAME RC SECS: add NAME's log lines to the totals.
+count_component() {
+	local name=$1 rc=$2 log=$RESULTS/$1.log ok nok
 	ok=$(grep -cE '^(\[n[0-9]+\] )?ok ' "$log")
 	nok=$(grep -cE '^(\[n[0-9]+\] )?not ok ' "$log")
 	passed=$((passed + ok))
@@ -59,18 +59,67 @@ run_component() {
 		failed=$((failed + 1))
 		failures+=("$name: ran no test")
 	fi
-	echo "=== $name: $ok passed, $nok failed, exit $rc, $((SECONDS - t0)) s"
+	echo "=== $name: $ok passed, $nok failed, exit $rc, $3 s"
 }
 
+# run_component NAME COMMAND...: run it, stream its output, count its lines.
+run_component() {
+	local name=$1 rc t0=$SECONDS
+	shift
+	echo "=== $name: $*"
+	"$@" 2>&1 | tee "$RESULTS/$name.log"
+	rc=${PIPESTATUS[0]}
+	count_component "$name" "$rc" $((SECONDS - t0))
+}
+
+# The host lane: each component's log, then "NAME RC SECS" in lane.done.
+host_lane() {
+	local t rc t0
+	for t in "$@"; do
+		t0=$SECONDS
+		bash "$ROOT/${folder[$t]}/host.sh" >"$RESULTS/$t.log" 2>&1
+		rc=$?
+		echo "$t $rc $((SECONDS - t0))" >>"$RESULTS/lane.done"
+	done
+}
+
+host=() vm=()
 for t in $DDSM_TESTS; do
-	if [ -n "${folder[$t]:-}" ]; then
-		run_component "$t" bash "$ROOT/${folder[$t]}/host.sh"
-	else
+	if [ -z "${folder[$t]:-}" ]; then
 		echo "unknown test component: $t" >&2
 		failed=$((failed + 1))
 		failures+=("$t: unknown test component")
+	elif [ "${DDSM_HOST_LANE:-1}" != 0 ] && [[ ${folder[$t]} != tests/vm/* ]]; then
+		host+=("$t")
+	else
+		vm+=("$t")
 	fi
 done
+# Alone, the host components gain nothing from a lane.
+if [ ${#vm[@]} -eq 0 ]; then
+	vm=("${host[@]}") host=()
+fi
+
+lane=
+if [ ${#host[@]} -gt 0 ]; then
+	rm -f "$RESULTS/lane.done"
+	echo "=== host lane (in the background): ${host[*]}"
+	KUNIT_JOBS=1 MODEL_JOBS=1 host_lane "${host[@]}" &
+	lane=$!
+fi
+for t in "${vm[@]}"; do
+	run_component "$t" bash "$ROOT/${folder[$t]}/host.sh"
+done
+if [ -n "$lane" ]; then
+	wait "$lane"
+	for t in "${host[@]}"; do
+		echo "=== $t (host lane): ${folder[$t]}/host.sh"
+		cat "$RESULTS/$t.log"
+		read -r _ rc secs < <(grep "^$t " "$RESULTS/lane.done" ||
+			echo "$t 1 0")
+		count_component "$t" "$rc" "$secs"
+	done
+fi
 
 if [ ${#failures[@]} -gt 0 ]; then
 	echo "=== failures:"
