@@ -9,6 +9,7 @@ set -euo pipefail
 pkgs=(
 	build-essential make gcc pkg-config bc bison flex libelf-dev libssl-dev
 	python3 xz-utils cpio kmod iproute2 busybox-static bash
+	procps		# pgrep: tests/run.sh gives the host lane back its priority
 	qemu-system-x86 qemu-utils
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	rdma-core ibverbs-utils rdmacm-utils perftest ndctl
