@@ -10,7 +10,9 @@
 # traffic going to every peer.  Then:
 #   1. SIGKILL node 2's QEMU (a machine crash) after 2 full traffic rounds
 #   2. nodes 0 and 1 declare it dead within peer_timeout_ms + PD_MARGIN_MS,
-#      measured here from the kill to their "pd gone" control line
+#      measured from the kill to their kernel's "dead" line (guest clock
+#      mapped to the host's; the "pd gone" control line's arrival when no
+#      mapping could be made)
 #   3. the survivors check, on their own, that self-tests against node 2 fail
 #      fast with an error and that they still talk to each other
 #   4. node 2 boots again with the same id (role "rejoin"), loads the module,
@@ -82,20 +84,26 @@ for i in $SURVIVORS; do
 		continue
 	fi
 	read -r t state ts <<<"${seen[$i]}"
-	g=
+	# The bound is on the kernel's decision: its dmesg line's time on the
+	# host's clock.  When this script sees the line is a matter of how
+	# soon a loaded guest runs its script and the host reads its log
+	# (6.3 s after a decision at 3.3 s, beside a CPU hog, 2026-11-28).
+	# The offset is taken from a line the host may also have seen late,
+	# so the mapped time errs late, never early.
+	d=$t g=
 	if [ -n "${off[$i]:-}" ] && [[ $ts =~ ^[0-9]+\.[0-9]+$ ]]; then
-		g=$(awk -v t="$ts" -v o="${off[$i]}" -v k="$t_kill" \
+		d=$(awk -v t="$ts" -v o="${off[$i]}" -v k="$t_kill" \
 			'BEGIN { printf "%d", t * 1000 + o - k }')
-		g="; its dmesg line came ${g} ms after the kill (guest clock mapped to the host's, +-50 ms)"
+		g="; its dmesg line came ${d} ms after the kill (guest clock mapped to the host's, +-50 ms)"
 	fi
 	echo "# node$i: node$VICTIM $state, reported $t ms after the kill$g"
 	[ "$state" = dead ] && ok "node$i declared node$VICTIM dead" ||
 		nok "node$i declared node$VICTIM dead (state: $state)"
 	# Not before the timeout (heartbeats arrived until the kill), not much after.
-	if [ "$t" -ge $((TMO_MS - 1000)) ] && [ "$t" -le "$bound" ]; then
-		ok "node$i: time to dead $t ms, within [$((TMO_MS - 1000)), $bound] ms"
+	if [ "$d" -ge $((TMO_MS - 1000)) ] && [ "$d" -le "$bound" ]; then
+		ok "node$i: time to dead $d ms, within [$((TMO_MS - 1000)), $bound] ms"
 	else
-		nok "node$i: time to dead $t ms, within [$((TMO_MS - 1000)), $bound] ms"
+		nok "node$i: time to dead $d ms, within [$((TMO_MS - 1000)), $bound] ms"
 	fi
 done
 wait_all 60 "pd alone-done" $SURVIVORS &&
