@@ -42,7 +42,16 @@
  * alone (the degraded mode).  A node may then acknowledge whenever its
  * view says it serves.  The search must catch it.
  *
- *   takeover [-n 2..4] [-f N] [-w 1..3] [-k loss,pause,death] [--plant old-rule]
+ * --plant unnamed-ok: an OK counts for the write being acknowledged
+ * whatever image it answers (the rule before the model found it).
+ * --plant no-fence: a node answers OK to the image of an older epoch too
+ * (without storing it), and the writer takes an acknowledgement of any
+ * epoch: the votes without the fence.
+ * --only-lost: check only that no acknowledged write is lost (to see a
+ * plant lose one rather than stop at the two homes before it).
+ *
+ *   takeover [-n 2..4] [-f N] [-w 1..3] [-k loss,pause,death]
+ *            [--plant old-rule|unnamed-ok|no-fence] [--only-lost]
  *            [--tap] [-q]
  * TAKEOVER_TRAIL=1 prints the steps to a violation.
  */
@@ -73,7 +82,8 @@ struct msg {
 	u8 e;			/* the epoch it is tagged with */
 	u8 a;			/* WRITE/ACK: write; PUT: image; VOTE: granted;
 				 * NOTICE: backup */
-	u8 s;			/* PUT, OK: the image's last write's number */
+	u8 s;			/* PUT, OK: the image's last write's number;
+				 * NOTICE: the owner */
 };
 
 struct chan {
@@ -110,7 +120,8 @@ _Static_assert(_Alignof(struct world) == 1, "a world without padding");
 
 static u32 nodes = 3, maxfail = 1, nwrites = 2;
 static u32 writer;		/* the writer's node: the last one */
-static bool tap, quiet, old_rule, unnamed_ok;
+static bool tap, quiet, old_rule, unnamed_ok, no_fence;
+static bool only_lost;		/* --only-lost: "one home" not checked */
 static bool k_loss = true, k_pause = true, k_death = true;
 static const char *kinds = "loss,pause,death";
 static u64 states;
@@ -277,6 +288,13 @@ static void revive(struct world *w, u32 a)
 	n->alive = 1;
 	/* Connected to nobody: every peer is away until it reconnects. */
 	n->down = (u8)(((1u << nodes) - 1) & ~(1u << a));
+	/*
+	 * The old rule: a node that restarts serves nothing and takes
+	 * nothing over before a peer's notice says who serves (a backup
+	 * that restarted is not in sync).
+	 */
+	if (old_rule)
+		n->est = 0;
 }
 
 /* Node @b grants the vote it was asked for, if it may now. */
@@ -349,8 +367,14 @@ static void deliver(struct world *w, u32 a, u32 b)
 		try_ack(w, b);
 		break;
 	case M_PUT:
-		if (ddsm_tko_check(&v, m.e, a) != DDSM_TKO_ACCEPT)
+		/* plant no-fence: an older epoch is answered too */
+		if (ddsm_tko_check(&v, m.e, a) != DDSM_TKO_ACCEPT &&
+		    !(no_fence && m.e < v.epoch))
 			break;
+		if (m.e != v.epoch) {
+			send(w, b, a, M_OK, m.e, 0, m.s);
+			break;
+		}
 		if (v.backup == b) {
 			n->data = m.a;	/* the replica: durable, then OK */
 			n->seq = m.s;
@@ -369,7 +393,7 @@ static void deliver(struct world *w, u32 a, u32 b)
 		break;
 	case M_ACK:
 		if (b != writer || !w->waiting || m.a != w->cur ||
-		    !ddsm_tko_ack_current(&v, m.e))
+		    (!ddsm_tko_ack_current(&v, m.e) && !no_fence))
 			break;
 		w->acked |= (u8)(1u << m.a);
 		w->waiting = 0;
@@ -393,7 +417,7 @@ static void deliver(struct world *w, u32 a, u32 b)
 		t = tally_of(n->vote_e, n->votes);
 		if (ddsm_tko_count(&v, &t, b, m.e, a, nodes)) {
 			set_view(n, &v);
-			send_others(w, b, M_NOTICE, m.e, n->backup, 0);
+			send_others(w, b, M_NOTICE, m.e, n->backup, (u8)b);
 			if (b == BACKUP)
 				saw_takeover = true;
 			else
@@ -402,7 +426,8 @@ static void deliver(struct world *w, u32 a, u32 b)
 		n->votes = (u8)t.yes;
 		break;
 	case M_NOTICE:
-		ddsm_tko_notice(&v, m.e, a, m.a == NOBODY ? DDSM_TKO_NONE : m.a);
+		ddsm_tko_notice(&v, m.e, m.s,
+				m.a == NOBODY ? DDSM_TKO_NONE : m.a);
 		set_view(n, &v);
 		break;
 	}
@@ -428,7 +453,7 @@ static bool propose(struct world *w, u32 a)
 		n->backup = NOBODY;
 		n->est = 1;
 		saw_takeover = true;
-		send_others(w, a, M_NOTICE, n->epoch, NOBODY, 0);
+		send_others(w, a, M_NOTICE, n->epoch, NOBODY, (u8)a);
 		return true;
 	}
 	if (ddsm_tko_propose(&v, &t, a, down_of(n)))
@@ -487,8 +512,9 @@ static void up_event(struct world *w, u32 a, u32 b)
 
 	n->up_ev &= (u8)~(1u << b);
 	n->down &= (u8)~(1u << b);
-	if (n->est && n->owner == a && n->epoch > 1)
-		send(w, a, b, M_NOTICE, n->epoch, n->backup, 0);
+	if (n->est && ((n->owner == a && n->epoch > 1) ||
+		       (old_rule && n->backup == a)))
+		send(w, a, b, M_NOTICE, n->epoch, n->backup, n->owner);
 }
 
 static void down_event(struct world *w, u32 a, u32 b)
@@ -518,6 +544,86 @@ static void write_step(struct world *w)
 
 	w->waiting = 1;
 	send(w, writer, n->owner, M_WRITE, n->epoch, w->cur, 0);
+}
+
+/*
+ * Will node @to ignore @m whatever comes?  Views only move forward, so a
+ * message of an older epoch is refused for ever, as is an answer to a
+ * tally or a write that is over.  Dropping it at once is delivering it
+ * at once: it changes nothing else.
+ */
+static bool dead_msg(const struct world *w, u32 to, const struct msg *m)
+{
+	const struct node *n = &w->nd[to];
+
+	switch (m->type) {
+	case M_PUT:
+		return m->e < n->epoch && !no_fence;
+	case M_WRITE:
+	case M_VREQ:
+		return m->e < n->epoch;
+	case M_OK:
+		return !n->ack_w || m->e != n->ack_e ||
+		       (!unnamed_ok && (int8_t)(m->s - n->ack_seq) < 0);
+	case M_ACK:
+		return to != writer || !w->waiting || m->a != w->cur ||
+		       (m->e < n->epoch && !no_fence);
+	case M_VOTE:
+		return !n->vote_e || m->e != n->vote_e;
+	case M_NOTICE:
+		return m->e < n->epoch || (m->e == n->epoch && n->est);
+	}
+	return false;
+}
+
+/*
+ * One representative of what behaves the same: what can never be used
+ * again is forgotten (a tally of an epoch the node left, a candidacy
+ * that is over, a request it can no longer grant, the image of a node
+ * that is neither owner nor backup in its view, which it never becomes
+ * again), and messages that will be ignored are dropped.
+ */
+static void canon(struct world *w)
+{
+	u32 a, b, k, j;
+
+	for (a = 0; a < nodes; a++) {
+		struct node *n = &w->nd[a];
+
+		if (n->ack_w && (n->ack_e != n->epoch || !n->est ||
+				 n->owner != a)) {
+			n->ack_w = 0;
+			n->ack_e = 0;
+			n->ack_yes = 0;
+			n->ack_seq = 0;
+		}
+		if (n->vote_e && (n->est || n->owner != a ||
+				  n->vote_e != n->epoch)) {
+			n->vote_e = 0;
+			n->votes = 0;
+			n->asked = 0;
+		}
+		if (n->vreq_from != NOBODY && n->vreq_e <= n->epoch) {
+			n->vreq_from = NOBODY;
+			n->vreq_e = 0;
+		}
+		if (n->owner != a && n->backup != a) {
+			n->data = 0;
+			n->seq = 0;
+		}
+	}
+	for (a = 0; a < nodes; a++)
+		for (b = 0; b < nodes; b++) {
+			struct chan *c = &w->ch[a][b];
+
+			for (k = 0, j = 0; k < c->n; k++)
+				if (!dead_msg(w, b, &c->q[k]))
+					c->q[j++] = c->q[k];
+			if (j == c->n)
+				continue;
+			c->n = (u8)j;
+			memset(&c->q[j], 0, (QCAP - j) * sizeof(c->q[0]));
+		}
 }
 
 /* ---- the invariants ---- */
@@ -561,7 +667,7 @@ static void check(const struct world *w)
 				violation = vbuf;
 				return;
 			}
-		for (b = a + 1; b < nodes; b++)
+		for (b = a + 1; b < nodes && !only_lost; b++)
 			if (may_serve(w, b)) {
 				snprintf(vbuf, sizeof(vbuf),
 					 "two homes: node %u (epoch %u) and node %u (epoch %u) may both acknowledge a write",
@@ -630,6 +736,7 @@ static void each_step(const struct world *w)
 		memcpy(next, w, sizeof(*next));				\
 		snprintf(label, sizeof(label), "%s %u %u", name, a, b);	\
 		body;							\
+		canon(next);						\
 		explore(next);						\
 		if (violation)						\
 			goto out;					\
@@ -736,6 +843,7 @@ static void setup(struct world *w)
 	writer = nodes - 1;
 	w->failures = (u8)maxfail;
 	w->cur = 1;
+	canon(w);
 }
 
 static bool parse_kinds(const char *s)
@@ -767,6 +875,8 @@ int main(int argc, char **argv)
 				goto usage;
 		} else if (!strcmp(argv[a], "--plant") && a + 1 < argc)
 			plant = argv[++a];
+		else if (!strcmp(argv[a], "--only-lost"))
+			only_lost = true;
 		else if (!strcmp(argv[a], "--tap"))
 			tap = true;
 		else if (!strcmp(argv[a], "-q"))
@@ -782,11 +892,13 @@ int main(int argc, char **argv)
 			old_rule = true;
 		else if (!strcmp(plant, "unnamed-ok"))
 			unnamed_ok = true;
+		else if (!strcmp(plant, "no-fence"))
+			no_fence = true;
 		else
 			goto usage;
 	}
 	setup(&w);
-	seen_mask = (1ULL << 24) - 1;
+	seen_mask = (1ULL << (getenv("TAKEOVER_BITS") ? atoi(getenv("TAKEOVER_BITS")) : 24)) - 1;
 	max_states = seen_mask / 4 * 3;
 	seen = calloc(seen_mask + 1, sizeof(*seen));
 	if (!seen) {
@@ -833,6 +945,6 @@ int main(int argc, char **argv)
 		       violation ? violation : "no violation");
 	return violation ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: takeover [-n 2..4] [-f 0..4] [-w 1..3] [-k loss,pause,death] [--plant old-rule] [--tap] [-q]\n");
+	fprintf(stderr, "usage: takeover [-n 2..4] [-f 0..4] [-w 1..3] [-k loss,pause,death] [--plant old-rule|unnamed-ok|no-fence] [--only-lost] [--tap] [-q]\n");
 	return 2;
 }
