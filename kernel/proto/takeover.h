@@ -154,7 +154,7 @@ void ddsm_tko_ack_take(struct ddsm_tko_tally *t, u32 epoch, u32 seq,
 bool ddsm_tko_may_ack(const struct ddsm_tko_view *v,
 		      const struct ddsm_tko_tally *t, u32 self, u32 nodes);
 
-/* A requester takes an acknowledgement only in the epoch it knows. */
+/* A requester takes an acknowledgment only in the epoch it knows. */
 static inline bool ddsm_tko_ack_current(const struct ddsm_tko_view *v,
 					u32 epoch)
 {
