@@ -39,8 +39,10 @@
  * --plant old-rule: the rule before issue 34: the backup takes over on
  * its own (no vote: it serves as soon as it believes the home dead), and
  * a home whose backup is away keeps serving its epoch and acknowledges
- * alone (the degraded mode).  A node may then acknowledge whenever its
- * view says it serves.  The search must catch it.
+ * alone (the degraded mode); a node that restarts serves nothing and
+ * takes nothing over before its backup's word (not in sync).  A node
+ * may then acknowledge whenever it is up and its view says it serves.
+ * The search must catch it.
  *
  * --plant unnamed-ok: an OK counts for the write being acknowledged
  * whatever image it answers (the rule before the model found it).
@@ -53,7 +55,9 @@
  *   takeover [-n 2..4] [-f N] [-w 1..3] [-k loss,pause,death]
  *            [--plant old-rule|unnamed-ok|no-fence] [--only-lost]
  *            [--tap] [-q]
- * TAKEOVER_TRAIL=1 prints the steps to a violation.
+ * TAKEOVER_TRAIL=1 prints the steps to a violation; TAKEOVER_BITS=N sizes
+ * the hash table (2^N slots, 24 by default, as txwire's).  States are
+ * canonical (canon()): what can never be used again is forgotten.
  */
 #include <stdio.h>
 #include <stdlib.h>
