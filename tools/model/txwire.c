@@ -65,6 +65,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "shim.h"
+#include "hashset.h"
 #include "txhome.h"
 #include "txcoord.h"
 #include "txfate.h"
@@ -94,8 +95,10 @@ struct msg {
 	u8 a;			/* READ/REPLY: line; QUERY: ask the home part */
 	u8 b;			/* REPLY: 0 or errno; OUTCOME: home part */
 	u8 c;			/* REPLY: version read; OUTCOME: coordinator */
+	u8 pad[4];		/* hashed: named, so initialisers zero it */
 	u64 txid;
 };
+_Static_assert(sizeof(struct msg) == 16, "struct msg has hidden padding");
 
 struct chan {
 	u8 n;
@@ -230,29 +233,13 @@ static int tx_of(const struct world *w, u64 txid)
 	return -1;
 }
 
-/* Mix @len bytes at @p into @x, eight at a time where it can. */
-static u64 mix(u64 x, const void *p, size_t len)
-{
-	const u8 *b = p;
-	u64 v;
-
-	for (; len >= 8; len -= 8, b += 8) {
-		memcpy(&v, b, 8);
-		x = (x ^ v) * 0x9E3779B97F4A7C15ULL;
-		x ^= x >> 29;
-	}
-	for (; len; len--, b++)
-		x = (x ^ *b) * 0x100000001b3ULL;
-	return x;
-}
-
 /* A hash of what decides the future: not stats, not free entries. */
 static u64 hash_world(const struct world *w)
 {
 	u64 x = 0xcbf29ce484222325ULL;
 	u32 a, s;
 
-#define MIX(ptr, len) (x = mix(x, (ptr), (len)))
+#define MIX(ptr, len) (x = model_mix(x, (ptr), (len)))
 	for (a = 0; a < NODES; a++) {
 		const struct node *nd = &w->nd[a];
 
@@ -289,19 +276,9 @@ static u64 hash_world(const struct world *w)
 	return x ? x : 1;
 }
 
-/* Is @hv in @set?  If not, put it there (@add). */
 static bool in_set(u64 *set, u64 hv, bool add)
 {
-	u64 i = hv & seen_mask;
-
-	while (set[i]) {
-		if (set[i] == hv)
-			return true;
-		i = (i + 1) & seen_mask;
-	}
-	if (add)
-		set[i] = hv;
-	return false;
+	return model_in_set(set, seen_mask, hv, add);
 }
 
 static bool visit(const struct world *w)
