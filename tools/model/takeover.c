@@ -63,6 +63,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include "shim.h"
+#include "hashset.h"
 #include "takeover.h"
 
 #define MAXN	4
@@ -684,39 +685,18 @@ static void check(const struct world *w)
 
 /* ---- the search ---- */
 
-static u64 mix(u64 x, const void *p, size_t len)
-{
-	const u8 *b = p;
-	u64 v;
-
-	for (; len >= 8; len -= 8, b += 8) {
-		memcpy(&v, b, 8);
-		x = (x ^ v) * 0x9E3779B97F4A7C15ULL;
-		x ^= x >> 29;
-	}
-	for (; len; len--, b++)
-		x = (x ^ *b) * 0x100000001b3ULL;
-	return x;
-}
-
 /* The whole world: it has no padding, and free slots are zeroed. */
 static u64 hash_world(const struct world *w)
 {
-	u64 x = mix(0xcbf29ce484222325ULL, w, sizeof(*w));
+	u64 x = model_mix(0xcbf29ce484222325ULL, w, sizeof(*w));
 
 	return x ? x : 1;
 }
 
 static bool visit(const struct world *w)
 {
-	u64 hv = hash_world(w), i = hv & seen_mask;
-
-	while (seen[i]) {
-		if (seen[i] == hv)
-			return false;
-		i = (i + 1) & seen_mask;
-	}
-	seen[i] = hv;
+	if (model_in_set(seen, seen_mask, hash_world(w), true))
+		return false;
 	if (++states > max_states)
 		violation = "explorer bound: states";
 	return true;

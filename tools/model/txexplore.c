@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "shim.h"
+#include "hashset.h"
 #include "txhome.h"
 #include "serial.h"
 
@@ -115,14 +116,8 @@ static u64 hash_world(const struct world *w)
 /* true if new */
 static bool visit(const struct world *w)
 {
-	u64 hv = hash_world(w), i = hv & seen_mask;
-
-	while (seen[i]) {
-		if (seen[i] == hv)
-			return false;
-		i = (i + 1) & seen_mask;
-	}
-	seen[i] = hv;
+	if (model_in_set(seen, seen_mask, hash_world(w), true))
+		return false;
 	states++;
 	return true;
 }
