@@ -67,6 +67,10 @@ static struct ddsm_transport *make_transport(struct ddsm_node *n,
 	cfg->debugfs = n->params.debugfs;
 	cfg->auth_key = n->params.auth_key;
 	cfg->auth_key_len = n->params.auth_key_len;
+	/* Said at every cluster start: the address list is then the only gate. */
+	if (!cfg->auth_key_len)
+		pr_warn("%u nodes without auth_key: peers are trusted by their IP address alone\n",
+			cfg->nr_nodes);
 	cfg->space_size = n->space.size;
 	cfg->home_policy = n->space.policy;
 	tp = ddsm_rdma_create(cfg, ddsm_rx, ddsm_peer_event, n);

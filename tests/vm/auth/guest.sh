@@ -27,6 +27,7 @@ logged() { dmesg | grep -qE "ddsm: $1"; }
 if [ "$ME" -ne "$LAST" ]; then
 	check "insmod with key A" ins auth_key=/tmp/key-a
 	check "dmesg: the key was loaded" logged "cluster key loaded from /tmp/key-a \(34 bytes\)"
+	check "dmesg: no warning about a missing key" bash -c "! dmesg | grep -q 'without auth_key'"
 	other=$((1 - ME))
 	check "node$other (key A) authenticated and up" wait_for 60 up_with $other
 	check "node$LAST with key B refused: its AUTH does not verify" \
@@ -52,6 +53,8 @@ else
 	check "no peer up with key B" none_up
 	check "rmmod" rmmod ddsm
 	check "insmod without a key" ins
+	check "dmesg: a warning that peers are trusted by address alone" \
+		logged "$N nodes without auth_key: peers are trusted by their IP address alone"
 	check "refused both others: they have a key" \
 		wait_for 60 bash -c "[ \$(dmesg | grep -c 'refused: it has a cluster key and this node has none') -ge 2 ]"
 	sleep 3
