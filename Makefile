@@ -29,7 +29,7 @@ export BUILD_DIR KVER KDIR STAGE PREFIX
 
 .PHONY: all module module-selftest userlib tools testprogs stage setup demo \
 	check kunit layout-check docs-img \
-	vmtests clean distclean checkpatch soak check-debug bench bench-pmem bench-tx bench-tx-ab bench-tx-pairs install deb
+	vmtests clean distclean checkpatch soak check-debug check-plants bench bench-pmem bench-tx bench-tx-ab bench-tx-pairs install deb
 
 all: module userlib tools testprogs
 
@@ -191,6 +191,11 @@ bench-tx-pairs: setup
 # linux-source and cached outside the checkout (tests/run-debug.sh).
 check-debug: setup
 	bash tests/run-debug.sh
+
+# Issue 33's fixes undone one at a time in copies of the committed tree,
+# each caught by the component that tests it (tests/plants/plants.md).
+check-plants: setup
+	bash tests/plants/run.sh
 
 kunit: setup
 	bash tests/kunit/host.sh
