@@ -12,12 +12,10 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 HERE=$ROOT/tests/plants
-passed=0
-failed=0
 skipped=0
-
-ok() { passed=$((passed + 1)); echo "ok - plant $*"; }
-nok() { failed=$((failed + 1)); echo "not ok - plant $*"; }
+TAP_WHO=plant
+# shellcheck source=../vm/lib/tap.sh
+source "$ROOT/tests/vm/lib/tap.sh"
 
 declare -A comp=() want=()
 order=()
@@ -52,7 +50,7 @@ plant() {
 		ok "$name caught by $c: ${hit#*not ok - }"
 	elif [ "$name" = drop-early-sends ]; then
 		skipped=$((skipped + 1))
-		echo "ok - plant $name # SKIP the race was not met in this run ($(tail -1 "$log"))"
+		echo "ok - plant: $name # SKIP the race was not met in this run ($(tail -1 "$log"))"
 	else
 		nok "$name not caught by $c (want a failure matching '$pat'; $(tail -1 "$log"); $log)"
 	fi
@@ -66,5 +64,5 @@ for p in ${DDSM_PLANTS:-${order[*]}}; do
 	echo "# plant $p: component ${comp[$p]}, $(date -u +%T)"
 	plant "$p"
 done
-echo "$passed passed, $failed failed, $skipped skipped"
+echo "$((total - failed)) passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
