@@ -54,15 +54,8 @@ export DDSM_KERNEL_ARGS="loglevel=5 no5lvl ${DDSM_KERNEL_ARGS:-}"
 
 # Every VM row of tests/components.md but litmus, so that a component
 # added to make check is checked here too without a second list to keep.
-vm_components() {
-	local name dir
-	while IFS='|' read -r _ name dir _; do
-		name=${name//[\` ]/} dir=${dir//[\` ]/}
-		[[ $name =~ ^[a-z_]+$ && $dir == tests/vm/* && $name != litmus ]] &&
-			echo "$name"
-	done <"$ROOT/tests/components.md"
-}
-DDSM_TESTS=${DDSM_TESTS:-$(vm_components | tr '\n' ' ')}
+DDSM_TESTS=${DDSM_TESTS:-$(bash "$ROOT/tests/run.sh" --list |
+	awk '$2 ~ /^tests\/vm\// && $1 != "litmus" { printf "%s ", $1 }')}
 export DDSM_TESTS
 bash "$ROOT/tests/run.sh" | tee "$BUILD_DIR/check-debug.log"
 rc=${PIPESTATUS[0]}

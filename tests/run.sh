@@ -9,6 +9,7 @@
 # failure, as does one that reports no test at all.
 #
 # Expects `make stage` to have run (the Makefile's `check` target does).
+# `tests/run.sh --list` prints the table's rows ("NAME FOLDER") and exits.
 # Variables: BUILD_DIR (default ./build), DDSM_TESTS (space-separated
 # names from the table, run in the order given; default all),
 # DDSM_HOST_LANE (default 1: the host-only components, those whose folder
@@ -36,6 +37,13 @@ while IFS='|' read -r _ name dir _; do
 	folder[$name]=$dir
 	order+=("$name")
 done <"$TABLE"
+# --list: the table's rows as "NAME FOLDER", for scripts that pick some.
+if [ "${1:-}" = --list ]; then
+	for name in "${order[@]}"; do
+		echo "$name ${folder[$name]}"
+	done
+	exit 0
+fi
 DDSM_TESTS=${DDSM_TESTS:-${order[*]}}
 
 passed=0
