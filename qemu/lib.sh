@@ -162,6 +162,21 @@ PY
 # it was stopped (ms, from the monitor's answers).
 cl_freeze() { cl_monitor "$1" stop @mark "@sleep $2" cont @elapsed | tail -n 1; }
 
+# cl_starve I MS: stop node I's QEMU process (SIGSTOP) for MS ms, print how
+# long (ms).  Unlike cl_freeze, the guest's clocks run on meanwhile, so it
+# resumes as a guest whose host took its CPU: every timer late at once.
+cl_starve() {
+	local pid t0
+	pid=$(pgrep -f -- "unix:$CL_RUN/node$1.mon,") || {
+		echo "no QEMU for node$1"
+		return 1
+	}
+	t0=$(date +%s%N)
+	kill -STOP "$pid" && sleep "$(printf '%d.%03d' $(($2 / 1000)) $(($2 % 1000)))"
+	kill -CONT "$pid"
+	echo $((($(date +%s%N) - t0) / 1000000))
+}
+
 # cl_ctl_has I REGEX: node I sent a control line matching ^REGEX.
 cl_ctl_has() { tr -d '\r' <"$CL_LOG/node$1.ctl" | grep -qE "^$2"; }
 

@@ -303,6 +303,7 @@ struct rdma_tp {
 	struct rdma_cm_id *listen_id;
 	struct workqueue_struct *wq;	/* ordered: connects, ups, releases */
 	struct timer_list tick;		/* heartbeats, suspicion, deaths */
+	unsigned long tick_due;		/* when the next tick should run */
 	struct work_struct connect_work; /* reconnects and re-listening */
 	mempool_t *txq_pool;
 	bool stopping;

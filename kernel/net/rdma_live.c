@@ -12,6 +12,14 @@
  * peer_timeout_ms, a probe that fails, or, with probes answered, silence
  * for RDMA_MUTE_FACTOR times peer_timeout_ms (the node's NIC works but
  * its ddsm does not).  Every decision is logged with its evidence.
+ *
+ * The judge can be the slow one: a guest paused by its host, or one whose
+ * softirqs ran seconds behind, finds every peer silent on its first tick
+ * back, while the heartbeats and probe answers that would clear them wait
+ * in its own receive queues (the timer softirq runs before NET_RX and the
+ * completions).  A tick that runs later than a quarter of peer_timeout_ms
+ * therefore judges no one: it suspects no one new, and the suspicions
+ * already open start again from it.
  */
 #define pr_fmt(fmt) "ddsm: " fmt
 
@@ -98,7 +106,8 @@ static void declare_dead(struct rdma_peer *peer, struct rdma_conn *conn,
 }
 
 /* Suspect, probe, declare.  With peer->lock held. */
-static void watch_peer(struct rdma_peer *peer, struct rdma_conn *conn)
+static void watch_peer(struct rdma_peer *peer, struct rdma_conn *conn,
+		       bool stalled)
 {
 	unsigned long timeout = msecs_to_jiffies(peer->tp->peer_timeout_ms);
 	unsigned long now = jiffies;
@@ -118,6 +127,15 @@ static void watch_peer(struct rdma_peer *peer, struct rdma_conn *conn)
 	}
 	if (time_before_eq(now, peer->last_rx + timeout / 2))
 		return;
+	if (stalled) {
+		/* Not evidence about the peer: see the top of this file. */
+		if (peer->suspect_since) {
+			peer->suspect_since = now ?: 1;
+			trace_ddsm_peer_state(peer->node, "suspect",
+					      "suspect again");
+		}
+		return;
+	}
 	if (!peer->suspect_since) {
 		peer->suspect_since = now ?: 1;
 		atomic64_inc(&peer->suspicions);
@@ -158,9 +176,28 @@ static unsigned long early_wait(struct rdma_tp *tp)
 				      tp->peer_timeout_ms));
 }
 
+/*
+ * Whether this tick ran so late that this node, not its peers, was the
+ * silent one.  tick_due is 0 until the first tick has armed the next.
+ */
+static bool tick_stalled(struct rdma_tp *tp)
+{
+	unsigned long late;
+
+	if (!tp->tick_due || time_before_eq(jiffies, tp->tick_due))
+		return false;
+	late = jiffies - tp->tick_due;
+	if (late <= msecs_to_jiffies(tp->peer_timeout_ms / 4))
+		return false;
+	pr_info_ratelimited("liveness tick ran %u ms late (this node was paused or starved): no peer is judged on it, suspicions start again\n",
+			    jiffies_to_msecs(late));
+	return true;
+}
+
 void rdma_tick(struct timer_list *t)
 {
 	struct rdma_tp *tp = from_timer(tp, t, tick);
+	bool stalled = tick_stalled(tp);
 	bool connect = false;
 	u32 i;
 
@@ -182,7 +219,7 @@ void rdma_tick(struct timer_list *t)
 			/* A peer that never proves the key is not kept. */
 			rdma_auth_refuse(peer, conn, "no valid AUTH in time");
 		} else if (conn && rdma_conn_live(conn)) {
-			watch_peer(peer, conn);
+			watch_peer(peer, conn, stalled);
 			/* A heartbeat, if nothing went out for an interval. */
 			if (peer->conn == conn)
 				rdma_kick_tx(peer);
@@ -198,7 +235,8 @@ void rdma_tick(struct timer_list *t)
 		return;
 	if (connect)
 		queue_work(tp->wq, &tp->connect_work);
-	mod_timer(&tp->tick, jiffies + msecs_to_jiffies(tp->heartbeat_ms));
+	tp->tick_due = jiffies + msecs_to_jiffies(tp->heartbeat_ms);
+	mod_timer(&tp->tick, tp->tick_due);
 }
 
 /* Process context: what the timer cannot do itself. */

@@ -72,6 +72,9 @@ check_no_sigbus
 check "evictions happened (cache_frames=$FRAMES)" \
 	bash -c "$CTL status | grep -q '^evictions: [1-9]'"
 $CTL status | grep -E '^(evictions|faults_|upgrades|msgs_|hold_expired)|peer' | sed "s/^/# node$ME: /"
+# Ticks of the failure detector that judged no one (rdma_live.c): pause's
+# during.sh wants one on each node it froze.
+echo "# node$ME: late liveness ticks $(dmesg | grep -c 'liveness tick ran')"
 if [ $failed -ne 0 ]; then
 	diag
 	echo "# node$ME: --- other kernel messages about time and stalls ---"
