@@ -4,7 +4,9 @@
  * key is either a module parameter (given at load: `ddsmctl config
  * modprobe-args`; the run-time ones are also written to the loaded module
  * by `ddsmctl cluster join --config`), the cluster membership (nodes,
- * node_id: DDSM_IOC_CONFIGURE), or ddsmctl's own (wait_timeout).  Values
+ * node_id: DDSM_IOC_CONFIGURE), the cluster's regions (region, tx_region:
+ * declared after the join, tools/ddsmctl_regions.c), or ddsmctl's own
+ * (wait_timeout).  Values
  * are checked here against the limits the module enforces, so that a typo
  * fails on the command line with FILE:LINE, not as an insmod EINVAL with
  * the reason only in dmesg.  The format and every key are in
@@ -40,6 +42,8 @@ enum kind {
 	K_NODES,	/* IPv4 list */
 	K_NODEID,	/* number or "auto" */
 	K_SECONDS,	/* ddsmctl wait's timeout, within [lo, hi] */
+	K_REGION,	/* START SIZE MODEL, repeatable */
+	K_TXREGION,	/* START SIZE, repeatable */
 };
 
 enum use {
@@ -47,6 +51,7 @@ enum use {
 	U_RUNTIME,	/* module parameter, also writable in PARAMS_DIR */
 	U_CLUSTER,	/* DDSM_IOC_CONFIGURE */
 	U_TOOL,		/* read by ddsmctl itself */
+	U_REGION,	/* declared at cluster join (ioctls) */
 };
 
 struct key {
@@ -93,6 +98,8 @@ static const struct key keys[] = {
 	{ "nr_backups",        K_UINT,    U_LOAD,    0, 1, "0", NULL },
 	{ "cluster_id",        K_U64,     U_LOAD,    0, 0, "0", NULL },
 	{ "wait_timeout",      K_SECONDS, U_TOOL,    0, 86400, "60", NULL },
+	{ "region",            K_REGION,  U_REGION,  0, 0, "", NULL },
+	{ "tx_region",         K_TXREGION, U_REGION, 0, 0, "", NULL },
 };
 #define NR_KEYS	(sizeof(keys) / sizeof(keys[0]))
 _Static_assert(NR_KEYS <= sizeof(((struct ddsmctl_conf *)0)->val) /
@@ -268,6 +275,9 @@ static char *normalise(struct ddsmctl_conf *c, const struct key *k,
 		}
 		c->wait_timeout = d;
 		return strdup(v);
+	case K_REGION:
+	case K_TXREGION:
+		break;	/* ddsmctl_region_parse() */
 	}
 	*why = "internal error";
 	return NULL;
@@ -362,13 +372,18 @@ static unsigned long long value_or_default(const struct ddsmctl_conf *c,
 static int check_together(const struct ddsmctl_conf *c)
 {
 	unsigned long long hb = value_or_default(c, "heartbeat_ms");
+	uint64_t space;
 
 	if (value_or_default(c, "peer_timeout_ms") < 2 * hb)
 		return conf_error(c->path, 0, NULL,
 				  "peer_timeout_ms must be at least twice heartbeat_ms");
 	if (value_or_default(c, "nr_backups") && !get(c, "pmem"))
 		return conf_error(c->path, 0, NULL, "nr_backups = 1 needs pmem");
-	return 0;
+	/* size is in bytes once normalised; its default is "256M". */
+	if (ddsm_parse_size(get(c, "size") ?: keys[key_index("size")].def,
+			    &space))
+		return conf_error(c->path, 0, NULL, "internal error: size");
+	return ddsmctl_regions_check(c, space, !!get(c, "pmem"));
 }
 
 int ddsmctl_conf_load(struct ddsmctl_conf *c, const char *path)
@@ -409,6 +424,14 @@ int ddsmctl_conf_load(struct ddsmctl_conf *c, const char *path)
 			ret = conf_error(path, lineno, p, "unknown key");
 			break;
 		}
+		if (keys[idx].use == U_REGION) {
+			why = "empty value";
+			if (!*trim(eq + 1) ||
+			    ddsmctl_region_parse(c, keys[idx].kind == K_TXREGION,
+						 trim(eq + 1), lineno, &why))
+				ret = conf_error(path, lineno, p, why);
+			continue;
+		}
 		if (c->val[idx]) {
 			ret = conf_error(path, lineno, p, "given twice");
 			break;
@@ -440,6 +463,9 @@ void ddsmctl_conf_free(struct ddsmctl_conf *c)
 		free(c->val[i]);
 		c->val[i] = NULL;
 	}
+	free(c->regions);
+	c->regions = NULL;
+	c->nr_regions = 0;
 }
 
 /*
@@ -499,6 +525,20 @@ int cmd_config_check(struct ctl *ctl, int argc, char **argv)
 		if (c.val[i] && strcmp(keys[i].name, "node_id"))
 			out_str(keys[i].name, c.val[i]);
 	out_object_end();
+	out_array("regions");
+	for (i = 0; i < c.nr_regions; i++) {
+		const struct ddsmctl_region *r = &c.regions[i];
+
+		out_object(NULL, r->tx ? "tx_region" : "region");
+		out_str("kind", r->tx ? "tx_region" : "region");
+		out_u64("start", r->gaddr);
+		out_u64("size", r->len);
+		if (!r->tx)
+			out_str("model", ddsm_model_name(r->model));
+		out_u64("line", (uint64_t)r->line);
+		out_object_end();
+	}
+	out_array_end();
 	ddsmctl_conf_free(&c);
 	return out_finish() ? ctl_fail(ctl, "write") : EXIT_OK;
 }
@@ -508,6 +548,7 @@ static const char *const use_names[] = {
 	[U_RUNTIME] = "runtime",
 	[U_CLUSTER] = "cluster",
 	[U_TOOL] = "ddsmctl",
+	[U_REGION] = "join",
 };
 
 /* A size as the documentation writes it: 4K, 64G. */
@@ -566,6 +607,12 @@ static void limits(const struct key *k, char *buf, size_t len)
 		break;
 	case K_NODES:
 		snprintf(buf, len, "ipv4-list");
+		break;
+	case K_REGION:
+		snprintf(buf, len, "START SIZE MODEL, repeatable");
+		break;
+	case K_TXREGION:
+		snprintf(buf, len, "START SIZE, repeatable");
 		break;
 	}
 }
@@ -739,17 +786,16 @@ int ddsmctl_configure_file(struct ctl *ctl, const char *path)
 	if (same_cluster(d, &c)) {
 		printf("node %u of %u (already)\n", ddsm_node_id(d),
 		       ddsm_nr_nodes(d));
-		ret = 0;
-		goto out;
-	}
-	if (ddsm_configure(d, (uint32_t)c.node_id,
-			   c.nr_nodes > 1 ? get(&c, "nodes") : "")) {
+	} else if (ddsm_configure(d, (uint32_t)c.node_id,
+				  c.nr_nodes > 1 ? get(&c, "nodes") : "")) {
 		fprintf(stderr, "%s: configure node %d on %s: %s\n",
 			ctl->prog, c.node_id, ctl->dev, strerror(errno));
 		goto out;
+	} else {
+		printf("node %u of %u\n", ddsm_node_id(d), ddsm_nr_nodes(d));
 	}
-	printf("node %u of %u\n", ddsm_node_id(d), ddsm_nr_nodes(d));
-	ret = 0;
+	/* The regions, before any application: the service runs this. */
+	ret = ddsmctl_regions_apply(ctl, &c) ? 1 : 0;
 out:
 	ddsmctl_conf_free(&c);
 	return ret;

@@ -35,8 +35,9 @@ import sys
 # configuration, documented apart (ddsm(4), "Test-only parameters").
 TEST_KNOBS = {"tx_validate_delay_ms", "tx_validate_gap_ms", "tx_readv_lag_ms",
               "tx_squash_off", "inject", "pmem_check"}
-# Keys of cluster.conf that are ddsmctl's own, not the module's.
-TOOL_KEYS = {"wait_timeout"}
+# Keys of cluster.conf that are ddsmctl's own, not the module's: the wait,
+# and the regions `cluster join --config` declares (ioctls, not parameters).
+TOOL_KEYS = {"wait_timeout", "region", "tx_region"}
 
 failed = 0
 

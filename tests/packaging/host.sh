@@ -300,6 +300,29 @@ check "tx_validate_defer_us and grace_us accepted (run-time parameters, also at 
 	test "$(args)" = "grace_us=0 tx_validate_defer_us=500"
 check "config check prints the file's keys (-j: JSON)" \
 	bash -c "'$CTL' -j config check --config '$W/c.conf' | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"keys\"][\"tx_validate_defer_us\"] == \"500\"'"
+# The cluster's regions (region =, tx_region =: repeatable, declared by
+# cluster join --config; not module parameters).
+conf "size = 64M" "pmem = /dev/pmem0" "region = 4M 4K sync" "tx_region = 8M 68K" \
+	"region = 0x1000000 16K strict" "tx_region = 0x1C00000 16K"
+check "regions: accepted, none in modprobe-args" test "$(args)" = "size=67108864 pmem=/dev/pmem0"
+check "regions: config check -j lists them in order, with their lines" \
+	bash -c "'$CTL' -j config check --config '$W/c.conf' | python3 -c 'import json,sys; r=json.load(sys.stdin)[\"regions\"]; assert [(x[\"kind\"], x[\"start\"], x[\"size\"], x.get(\"model\"), x[\"line\"]) for x in r] == [(\"region\", 4<<20, 4096, \"sync\", 3), (\"tx_region\", 8<<20, 69632, None, 4), (\"region\", 16<<20, 16384, \"strict\", 5), (\"tx_region\", 28<<20, 16384, None, 6)], r'"
+check "refused: region without a model" refused "c.conf:2: region: expected START SIZE MODEL" "pmem = /dev/pmem0" "region = 4M 4K"
+check "refused: region with a word too many" refused "c.conf:2: region: expected START SIZE MODEL" "pmem = /dev/pmem0" "region = 4M 4K sync now"
+check "refused: region not a model" refused "c.conf:2: region: MODEL not one of" "pmem = /dev/pmem0" "region = 4M 4K fast"
+check "refused: region START not 4K aligned" refused "c.conf:2: region: START not a multiple of 4K" "pmem = /dev/pmem0" "region = 4097 4K sync"
+check "refused: region SIZE 0" refused "c.conf:2: region: SIZE not a non-zero multiple of 4K" "pmem = /dev/pmem0" "region = 4M 0 sync"
+check "refused: regions that overlap" refused "c.conf:3: region: overlaps the region of line 2" \
+	"pmem = /dev/pmem0" "region = 4M 8K sync" "region = 0x401000 4K eventual"
+check "refused: region past the space (default size 256M)" refused "c.conf:2: region: not inside the space" \
+	"pmem = /dev/pmem0" "region = 256M 4K sync"
+check "refused: region without pmem" refused "c.conf:1: region: needs pmem" "region = 4M 4K sync"
+check "refused: tx_region with a model" refused "c.conf:1: tx_region: expected START SIZE" "tx_region = 8M 4K sync"
+check "refused: tx_region empty" refused "c.conf:1: tx_region: empty value" "tx_region ="
+check "refused: tx_region past the space" refused "c.conf:2: tx_region: not inside the space" "size = 64M" "tx_region = 64M 4K"
+tx17=()
+for i in $(seq 0 16); do tx17+=("tx_region = $((i * 2))M 4K"); done
+check "refused: a 17th tx_region" refused "c.conf:17: tx_region: more than 16 of them" "${tx17[@]}"
 
 # --- make install ---------------------------------------------------------
 # From make deb's copy of the tree, so that this test builds nothing in
