@@ -180,6 +180,57 @@ static long ioctl_configure(struct ddsm_node *n, void __user *arg)
 }
 
 /*
+ * Who may call what (docs/api.md): what changes the node for every user
+ * of the device (a region's model, a transactional region, written to
+ * pmem or kept until unload) needs CAP_SYS_ADMIN, as CONFIGURE does; what
+ * writes data needs a file opened for writing.  A get of a region's model
+ * (DDSM_REGION_GET) is open to every user; @ra is read for REGION only.
+ * Checked once the argument is copied in, before it is used.
+ */
+static long ioctl_allowed(struct file *file, unsigned int cmd,
+			  const struct ddsm_region_arg *ra)
+{
+	bool admin = false, write = false;
+	const char *what;
+
+	switch (cmd) {
+	case DDSM_IOC_REGION:
+		admin = !(ra->flags & DDSM_REGION_GET);
+		what = "REGION (set)";
+		break;
+	case DDSM_IOC_TX_REGION:
+		admin = true;
+		what = "TX_REGION";
+		break;
+	case DDSM_IOC_TX_WRITE:
+		write = true;
+		what = "TX_WRITE";
+		break;
+	case DDSM_IOC_TX_COMMIT:
+		write = true;
+		what = "TX_COMMIT";
+		break;
+	case DDSM_IOC_PERSIST:
+		write = true;
+		what = "PERSIST";
+		break;
+	default:
+		return 0;
+	}
+	if (admin && !capable(CAP_SYS_ADMIN)) {
+		pr_info_ratelimited("ddsm: %s: DDSM_IOC_%s needs CAP_SYS_ADMIN\n",
+				    current->comm, what);
+		return -EPERM;
+	}
+	if (write && !(file->f_mode & FMODE_WRITE)) {
+		pr_info_ratelimited("ddsm: %s: DDSM_IOC_%s needs a file opened for writing\n",
+				    current->comm, what);
+		return -EBADF;
+	}
+	return 0;
+}
+
+/*
  * User memory is copied in and out with cfg_sem not held: a copy may
  * fault and take mmap_lock, and mmap() takes cfg_sem under mmap_lock;
  * with a CONFIGURE queued for the write side the two orders deadlock.
@@ -201,6 +252,9 @@ static long ioctl_tx(struct file *file, unsigned int cmd, unsigned int size,
 	memset(&u, 0, sizeof(u));
 	if (cmd != DDSM_IOC_TX_STATUS && copy_from_user(&u, uarg, size))
 		return -EFAULT;
+	ret = ioctl_allowed(file, cmd, NULL);
+	if (ret)
+		return ret;
 	if (rw) {
 		if (!u.a.len || u.a.len > DDSM_UNIT_SIZE)
 			return -EINVAL;
@@ -361,6 +415,10 @@ static long ddsm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		memset(&u, 0, sizeof(u));
 		if (copy_from_user(&u, uarg, size))
 			return -EFAULT;
+		/* After the copy: REGION's flags tell a get from a set. */
+		ret = ioctl_allowed(file, cmd, &u.ra);
+		if (ret)
+			return ret;
 		break;
 	case DDSM_IOC_STATUS:
 	case DDSM_IOC_PMEM_STATUS:

@@ -177,7 +177,9 @@ int ddsm_write_durable(struct ddsm *h, void *dst, const void *src,
 /*
  * ddsm_region_set_model() - the persistency model (enum ddsm_model) of
  * [@gaddr, @gaddr + @len) on this node; set the same regions on every
- * node, before the range is touched.  ddsm_region_model() reads it.
+ * node, before the range is touched; needs CAP_SYS_ADMIN (EPERM), so the
+ * service declares a cluster's regions from cluster.conf.
+ * ddsm_region_model() reads it, as any user may.
  */
 int ddsm_region_set_model(struct ddsm *h, uint64_t gaddr, uint64_t len,
 			  uint32_t model);
@@ -187,7 +189,8 @@ int ddsm_region_model(struct ddsm *h, uint64_t gaddr, uint32_t *model);
 
 /*
  * Transactions run on transactional regions only: declare each with
- * ddsm_tx_region() on every node before any of it is mapped.  One
+ * ddsm_tx_region() on every node before any of it is mapped (it needs
+ * CAP_SYS_ADMIN, EPERM: the service declares them from cluster.conf).  One
  * transaction at a time per handle.  A call that finds its transaction
  * aborted fails with ECANCELED and, if @reason is not NULL, stores why
  * (enum ddsm_tx_reason); the handle then has no transaction.

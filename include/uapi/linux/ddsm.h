@@ -29,6 +29,14 @@
  * and most of them:
  *   EINVAL  reserved fields or flags not zero
  *   ERANGE  index or global address outside the configured range
+ *
+ * Who may call what: every user who can open the device may map it and
+ * call every ioctl, but CONFIGURE, setting a region's model
+ * (DDSM_IOC_REGION without DDSM_REGION_GET) and DDSM_IOC_TX_REGION need
+ * CAP_SYS_ADMIN (EPERM; the service declares a cluster's regions from
+ * cluster.conf, ddsm-cluster.conf(5)), and DDSM_IOC_TX_WRITE,
+ * DDSM_IOC_TX_COMMIT and DDSM_IOC_PERSIST need a file opened for writing
+ * (EBADF).  Both are checked once the argument is read (EFAULT first).
  */
 #ifndef _UAPI_LINUX_DDSM_H
 #define _UAPI_LINUX_DDSM_H
@@ -325,7 +333,8 @@ struct ddsm_pmem_status {
  * persist, also for units this node no longer holds: in a Synchronous or
  * Strict region, where every transfer writes the data back home, that
  * covers a write whose unit another node took before the call (the
- * durable write, ddsm_write_durable()).  ENODEV: this node or a home runs without pmem=;
+ * durable write, ddsm_write_durable()).  EBADF: the file was not opened
+ * for writing; ENODEV: this node or a home runs without pmem=;
  * ERANGE outside the space; EIO when a home's media failed; ETIMEDOUT when
  * a home did not answer within fault_timeout_ms; EHOSTDOWN when it was
  * unreachable, or when this node holds a dirty copy of a unit whose home
@@ -364,7 +373,8 @@ enum ddsm_model {
  * are made durable; each node keeps its own table on its pmem, so set the
  * same regions on every node.  Set a region before any unit of it is
  * touched on this node; the table keeps at most 64 regions and survives
- * restarts (setting the same region again is accepted).  Errors: ENODEV
+ * restarts (setting the same region again is accepted).  Setting needs
+ * CAP_SYS_ADMIN (EPERM); a get is open to every user.  Errors: ENODEV
  * without pmem=; EINVAL for flags, alignment, zero length, an unknown
  * model or backups; ERANGE outside the space; EEXIST overlapping another
  * region; EBUSY when a unit of the range was touched here already; ENOSPC
@@ -422,9 +432,10 @@ enum ddsm_tx_reason {
  * @reserved:	in: must be 0
  *
  * A region overlapping or touching declared ones is merged with them.
- * Errors: EINVAL (alignment, length, flags), ERANGE (outside the space),
- * EBUSY (a unit of the range is cached here), ENOSPC (more than
- * DDSM_TX_MAX_REGIONS).  Regions last until the module is unloaded.
+ * Needs CAP_SYS_ADMIN (EPERM).  Errors: EINVAL (alignment, length,
+ * flags), ERANGE (outside the space), EBUSY (a unit of the range is
+ * cached here), ENOSPC (more than DDSM_TX_MAX_REGIONS).  Regions last
+ * until the module is unloaded.
  */
 struct ddsm_tx_region_arg {
 	__u64 gaddr;
@@ -454,6 +465,9 @@ struct ddsm_tx_region_arg {
  * known yet, the homes decide it (docs/transactions.md, "The commit
  * rule"), and OUTCOME tells it later; the file has no transaction any
  * more either way.
+ *
+ * WRITE and COMMIT need a file opened for writing (EBADF; the
+ * transaction stays, ABORT ends it).
  *
  * OUTCOME (@txid in, a transaction this node coordinated; the other
  * fields 0) returns 0 if it committed, fails with ECANCELED if it

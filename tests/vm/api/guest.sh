@@ -17,8 +17,14 @@
 #      of REGION and PERSIST (a media write made to fail by the self-test
 #      build's test_pmem_fail), and CONFIGURE's on a namespace of another cluster (EXDEV), node
 #      (EREMCHG) or geometry (EMEDIUMTYPE)
-#   B  one cluster of the 3 with pmem: every C example of the docs on
-#      every node, a program built against ABI 11's header and library
+#   B  one cluster of the 3 with pmem: the cluster's regions declared from
+#      a cluster.conf by cluster join --config, as ddsm.service does; who
+#      may call what (ddsm-test-privs: an unprivileged member of the
+#      device's group gets EPERM for REGION's set and TX_REGION, gets the
+#      model and uses the declared regions; a read-only file gets EBADF
+#      for TX_WRITE, TX_COMMIT and PERSIST); every C example of the docs on
+#      every node, as that user, on the declared regions; a program built
+#      against ABI 11's header and library
 #      (1bb8847) with that library and with this one, peer show -j; then
 #      COMMIT's ETIMEDOUT, then PERSIST's (node 1 frozen by the host,
 #      tests/vm/api/during.sh) and EHOSTDOWN (a dirty copy of a unit whose home, node
@@ -34,6 +40,10 @@ D=/ddsm
 API=$D/api
 CTL=$D/bin/ddsmctl
 ERRNOS=$D/tests/ddsm-test-errnos
+PRIVS=$D/tests/ddsm-test-privs
+# The unprivileged user: nobody, in the device's group (the udev rule's
+# ddsm; the guest has only root, so the group is made here).
+USER_UID=65534 DDSM_GID=990
 PM=/dev/pmem0
 PARAMS=/sys/module/ddsm/parameters
 t0=$SECONDS
@@ -254,6 +264,29 @@ if ! $CTL cluster wait --timeout 300; then
 	exit 1
 fi
 ok "every peer up"
+# The cluster's regions, as ddsm.service declares them (root, cluster join
+# --config): README.md's examples use the first two, ddsm-test-privs the
+# others (24M: Strict, model 1).
+cat >/tmp/cluster.conf <<CONF
+nodes = ${IPS//,/, }
+node_id = $ME
+size = 64M
+pmem = $PM
+region = 4M 4K sync
+tx_region = 8M 68K
+region = 24M 16K strict
+tx_region = 28M 16K
+CONF
+out=$($CTL cluster join --config /tmp/cluster.conf 2>&1)
+rc=$?
+echo "$out" | sed "s/^/# node$ME: join: /"
+check "cluster join --config declares the file's regions (rc $rc)" \
+	bash -c "[ $rc -eq 0 ] && [ \$(grep -c '^region \|^tx_region ' <<<'$out') -eq 4 ] &&
+		$CTL region show 4M | grep -q sync && $CTL region show 24M | grep -q strict"
+# /dev/ddsm as the udev rule of ddsm-tools makes it: group ddsm, 0660.
+grep -q '^ddsm:' /etc/group || echo "ddsm:x:$DDSM_GID:" >>/etc/group
+check "/dev/ddsm: group ddsm, mode 0660" bash -c "chgrp $DDSM_GID /dev/ddsm && chmod 0660 /dev/ddsm"
+run privs $PRIVS "$ME" $USER_UID $DDSM_GID 0x1800000 1 0x1C00000
 # One unit of node 1, transactional on every node, for COMMIT's ETIMEDOUT.
 run tx-region $ERRNOS tx-region 1
 json peer_show_cluster $CTL -j peer show
@@ -262,10 +295,11 @@ json pmem_show_cluster $CTL -j pmem show
 check "ddsmctl peer show: $N peers, every one self or up" \
 	bash -c "[ \$($CTL peer show | grep -cE '^    state: (self|up)$') -eq $N ]"
 
-# Every example of the docs, on every node; they pace each other.
+# Every example of the docs, on every node, as the unprivileged user, on
+# the regions root declared; they pace each other.
 while IFS=$'\t' read -r name cmd where; do
 	t=$SECONDS
-	(cd $API/examples && timeout 150 bash -c "$cmd") 2>&1 | sed "s/^/# $name: /"
+	(cd $API/examples && timeout 150 $PRIVS as $USER_UID $DDSM_GID bash -c "$cmd") 2>&1 | sed "s/^/# $name: /"
 	rc=${PIPESTATUS[0]}
 	check "example $name ($where): '$cmd' exited 0 (got $rc) in $((SECONDS - t)) s" test "$rc" -eq 0
 done <$API/examples/manifest

@@ -14,6 +14,9 @@
 #                 home's namespace is recovered, and every node reads the
 #                 record back (./durable); the module stays loaded, for the
 #                 host powers the nodes off together
+# The programs run as an unprivileged user (nobody, in the device's group
+# ddsm) on the regions the cluster.conf of README.md's quick start
+# declares, by `ddsmctl cluster join --config` as ddsm.service runs it.
 # TAP-like lines; exit 1 if a step failed.
 ME=${DDSM_NODE_ID:?} N=${DDSM_NR_NODES:?} IPS=${DDSM_NODE_IPS:?}
 PHASE=${DEMO_PHASE:?}
@@ -26,10 +29,15 @@ TAP_WHO=node$ME
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
 step() { echo "# --- node$ME: $*"; }
 wait_for() { local n=$(($1 * 10)); shift; until "$@"; do ((n-- > 0)) || return 1; sleep 0.1; done; }
-run() { # DESCRIPTION CMD...: its output shown, one line for its result
+USER_UID=65534 DDSM_GID=990
+run() { # DESCRIPTION CMD...: its output shown, one line for its result, as the user
 	local d=$1
 	shift
-	if (cd $EX && timeout 180 "$@"); then ok "$d"; else nok "$d (exit $?)"; fi
+	if (cd $EX && timeout 180 $D/tests/ddsm-test-privs as $USER_UID $DDSM_GID "$@"); then
+		ok "$d"
+	else
+		nok "$d (exit $?)"
+	fi
 }
 
 if [ "$(cat /sys/block/pmem0/queue/dax 2>/dev/null)" != 1 ]; then
@@ -49,6 +57,27 @@ if ! $CTL cluster wait --timeout 120 >/dev/null; then
 	exit 1
 fi
 ok "cluster of $N with pmem: every peer up"
+step "the service's part, as root: the cluster's regions from cluster.conf; /dev/ddsm for group ddsm"
+mkdir -p /etc/ddsm
+cat >/etc/ddsm/cluster.conf <<CONF
+nodes = ${IPS//,/, }
+node_id = $ME
+size = 64M
+pmem = $PM
+tx_region = 8M 68K
+region = 4M 4K sync
+CONF
+if $CTL cluster join --config /etc/ddsm/cluster.conf | sed "s/^/  /"; [ "${PIPESTATUS[0]}" = 0 ]; then
+	ok "ddsmctl cluster join --config: tx_region 8M 68K, region 4M 4K sync"
+else
+	nok "ddsmctl cluster join --config: the regions"
+fi
+grep -q '^ddsm:' /etc/group || echo "ddsm:x:$DDSM_GID:" >>/etc/group
+if chgrp $DDSM_GID /dev/ddsm && chmod 0660 /dev/ddsm; then
+	ok "/dev/ddsm: group ddsm, mode 0660 (the udev rule's); the programs run as nobody"
+else
+	nok "/dev/ddsm: group ddsm, mode 0660"
+fi
 home=$($CTL unit show $RECORD | sed -n 's/^home: //p')
 
 if [ "$PHASE" = 1 ]; then
