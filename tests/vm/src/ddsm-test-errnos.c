@@ -270,6 +270,18 @@ static void tx_regions(int fd, const struct ddsm_status *st)
 	r.gaddr = tx_base(st, 0) - UNIT;
 	EXPECT(DDSM_IOC_TX_REGION, EBUSY, "a unit cached here",
 	       ioctl(fd, DDSM_IOC_TX_REGION, &r));
+	/* Mapped, never touched: no copy yet, but its first fault makes one. */
+	r.gaddr = tx_base(st, 0) - 2 * UNIT;
+	p = mmap(NULL, UNIT, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)r.gaddr);
+	if (p == MAP_FAILED) {
+		tap(0, "TX_REGION: mmap of a window left untouched: %s",
+		    strerror(errno));
+	} else {
+		EXPECT(DDSM_IOC_TX_REGION, EBUSY, "a unit mapped, not touched",
+		       ioctl(fd, DDSM_IOC_TX_REGION, &r));
+		munmap((void *)p, UNIT);
+	}
 	/* 16 separate regions (a gap between each), then one more. */
 	for (i = 0; i < DDSM_TX_MAX_REGIONS; i++) {
 		r.gaddr = tx_base(st, i);
