@@ -13,6 +13,7 @@ pkgs=(
 	qemu-system-x86 qemu-utils
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	rdma-core ibverbs-utils rdmacm-utils perftest ndctl
+	librdmacm-dev libibverbs-dev	# tests/vm: ddsm-spoof-connect
 	sparse
 	dkms lintian man-db
 	graphviz	# make docs-img: the picture in docs/design.md

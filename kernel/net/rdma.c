@@ -98,6 +98,9 @@ static void rdma_destroy(struct ddsm_transport *t)
 		struct rdma_peer *peer = &tp->peers[i];
 
 		spin_lock_bh(&peer->lock);
+		if (peer->pending)
+			rdma_conn_fail(peer->pending, DDSM_PEER_DOWN,
+				       "unloading");
 		if (peer->conn)
 			rdma_conn_fail(peer->conn, DDSM_PEER_DOWN, "unloading");
 		spin_unlock_bh(&peer->lock);

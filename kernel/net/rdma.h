@@ -146,12 +146,17 @@ struct rdma_peer;
  *                                   | no key          no key |  | key: our AUTH
  *                                   +---------> UP <---------+  v
  *                                               ^           AUTH_WAIT
- *                                               +- AUTHED <-----+ peer's AUTH
+ *                            peer's frame pool  +- AUTHED <-----+ peer's AUTH
  *   any but DYING ---------------------------------------------> DYING
  *
  * The peer's HELLO may beat ESTABLISHED here (the acceptor hears it
- * before the CM's RTU); our HELLO leaves once the frames are registered,
- * after ESTABLISHED; without a key nothing waits for it.
+ * before the CM's RTU).  Without a key, our HELLO carries the frame pool's
+ * rkey and leaves once the pool is registered, after ESTABLISHED, and
+ * nothing waits for it.  With a key, the first HELLO carries only our
+ * nonce and leaves at ESTABLISHED; the pool is registered for remote
+ * access only at AUTHED, and its rkey goes in a second HELLO
+ * (RDMA_HELLO_KEYS): a peer that has not proved the key never learns it,
+ * and UP waits for the peer's (@keys_in).
  */
 enum rdma_conn_state {
 	RDMA_CONN_CONNECTING,	/* rdma_cm's handshake */
@@ -221,6 +226,7 @@ struct rdma_conn {
 	 */
 	u8 nonce[RDMA_NONCE_SIZE];
 	u8 peer_nonce[RDMA_NONCE_SIZE];
+	bool keys_in;			/* the peer's frame pool arrived */
 	unsigned long established_at;	/* jiffies */
 };
 
@@ -258,6 +264,14 @@ struct rdma_peer {
 	spinlock_t lock;		/* everything below */
 	enum ddsm_peer_state state;
 	struct rdma_conn *conn;		/* the live connection, if any */
+	/*
+	 * With a cluster key, a connection request while @conn is
+	 * authenticated does not replace it at once: the newcomer waits here
+	 * until it proves the key too (rdma_cm.c), so a host that merely
+	 * holds a node's address cannot cut it off.  It carries the
+	 * handshake only (HELLO, AUTH) and never touches the fields below.
+	 */
+	struct rdma_conn *pending;
 	struct list_head txq;
 	/*
 	 * Protocol messages for a peer the core was never told "up" about:
@@ -271,7 +285,7 @@ struct rdma_peer {
 	bool early_down_queued;
 	struct rdma_event early_down;
 	struct list_head ios;		/* page transfers in flight */
-	/* From conn's HELLO, valid while rdma_conn_hello_in(conn). */
+	/* From conn's HELLO with RDMA_HELLO_KEYS, valid while conn->keys_in. */
 	u32 remote_rkey;
 	u64 remote_iova;
 	u32 remote_frames;
@@ -336,6 +350,17 @@ struct rdma_tp {
 	struct rdma_test *test;
 };
 
+/*
+ * @conn is @peer's connection or its pending newcomer, and not failed:
+ * the handshake may continue on it.  With peer->lock held.
+ */
+static inline bool rdma_conn_ours(const struct rdma_peer *peer,
+				  const struct rdma_conn *conn)
+{
+	return (peer->conn == conn || peer->pending == conn) &&
+	       conn->state != RDMA_CONN_DYING;
+}
+
 static inline struct rdma_tp *to_rdma(struct ddsm_transport *t)
 {
 	return container_of(t, struct rdma_tp, t);
@@ -357,6 +382,8 @@ int ddsm_rdma_send_msg(struct rdma_tp *tp, u32 dst, const void *payload,
 		       u16 len, struct page *page, u32 page_off, u32 page_len);
 void rdma_send_on(struct rdma_conn *conn, u8 type, const void *payload,
 		  u16 len);
+bool rdma_post_ctrl_locked(struct rdma_conn *conn, u8 type,
+			   const void *payload, u16 len);
 int rdma_queue_locked(struct rdma_peer *peer, struct rdma_txq_item *it);
 struct rdma_txq_item *rdma_item_alloc(struct rdma_tp *tp, gfp_t gfp);
 void rdma_kick_tx(struct rdma_peer *peer);

@@ -50,13 +50,32 @@ static int on_connect_request(struct rdma_tp *tp, struct rdma_cm_id *id,
 	conn->cm_id = id;
 	id->context = conn;
 
-	/* A returning peer replaces whatever we still hold for it. */
+	/*
+	 * A returning peer replaces whatever we still hold for it, but with
+	 * a cluster key an authenticated connection stays until the
+	 * newcomer proves the key too (rdma_hello.c promote()): anyone on
+	 * the segment can claim the peer's address.  One newcomer at a time.
+	 */
 	spin_lock_bh(&peer->lock);
 	old = peer->conn;
-	if (old)
-		rdma_conn_fail(old, DDSM_PEER_DOWN, "replaced by a new connection");
-	peer->conn = conn;
-	rdma_set_state(peer, DDSM_PEER_CONNECTING);
+	if (old && ddsm_auth_on(&tp->auth) &&
+	    (old->state == RDMA_CONN_AUTHED || old->state == RDMA_CONN_UP)) {
+		if (peer->pending)
+			rdma_conn_fail(peer->pending, DDSM_PEER_DOWN,
+				       "replaced by a newer request");
+		peer->pending = conn;
+		pr_info_ratelimited("node %u (%s): a new connection request; the authenticated one stays until it proves the key\n",
+				    node, peer->addr_str);
+	} else {
+		if (peer->pending)
+			rdma_conn_fail(peer->pending, DDSM_PEER_DOWN,
+				       "replaced by a newer request");
+		if (old)
+			rdma_conn_fail(old, DDSM_PEER_DOWN,
+				       "replaced by a new connection");
+		peer->conn = conn;
+		rdma_set_state(peer, DDSM_PEER_CONNECTING);
+	}
 	spin_unlock_bh(&peer->lock);
 
 	ret = rdma_set_ack_timeout(id, RDMA_ACK_TIMEOUT);
@@ -77,6 +96,8 @@ static int on_connect_request(struct rdma_tp *tp, struct rdma_cm_id *id,
 		if (peer->conn == conn) {
 			peer->conn = NULL;
 			rdma_set_state(peer, DDSM_PEER_DOWN);
+		} else if (peer->pending == conn) {
+			peer->pending = NULL;
 		}
 		spin_unlock_bh(&peer->lock);
 		/* The CM destroys @id itself when we return non-zero. */

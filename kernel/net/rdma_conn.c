@@ -325,9 +325,14 @@ void rdma_conn_fail(struct rdma_conn *conn, enum ddsm_peer_state state,
 	if (conn->state == RDMA_CONN_DYING)
 		return;
 	rdma_conn_move(conn, RDMA_CONN_DYING);
+	if (peer->pending == conn)
+		peer->pending = NULL;
 	if (peer->conn == conn) {
 		peer->conn = NULL;
 		peer->suspect_since = 0;
+		peer->remote_rkey = 0;
+		peer->remote_iova = 0;
+		peer->remote_frames = 0;
 		if (was_live && state != DDSM_PEER_DEAD)
 			pr_info("node %u (%s) down: %s\n", peer->node,
 				peer->addr_str, why);
@@ -356,7 +361,7 @@ void rdma_maybe_up(struct rdma_conn *conn)
 	if (peer->conn != conn)
 		return;
 	if (ddsm_auth_on(&tp->auth))
-		ready = conn->state == RDMA_CONN_AUTHED;
+		ready = conn->state == RDMA_CONN_AUTHED && conn->keys_in;
 	else
 		ready = conn->state == RDMA_CONN_HELLO_IN ||
 			conn->state == RDMA_CONN_HELLOS;

@@ -35,8 +35,7 @@ static void post_probe(struct rdma_peer *peer, struct rdma_conn *conn)
 	const struct ib_send_wr *bad;
 	struct ib_sge sge;
 
-	if (!rdma_conn_hello_in(conn) || conn->probe_inflight ||
-	    !conn->probe_buf)
+	if (!conn->keys_in || conn->probe_inflight || !conn->probe_buf)
 		return;
 	sge.addr = conn->probe_dma;
 	sge.length = RDMA_PROBE_BYTES;
@@ -211,6 +210,13 @@ void rdma_tick(struct timer_list *t)
 		if (peer->early_nr &&
 		    time_after(jiffies, peer->early_since + early_wait(tp)))
 			rdma_early_expire(peer);
+		/* A newcomer that never proves the key is not kept either. */
+		if (peer->pending && rdma_conn_live(peer->pending) &&
+		    peer->pending->state < RDMA_CONN_AUTHED &&
+		    time_after(jiffies, peer->pending->established_at +
+			       msecs_to_jiffies(tp->peer_timeout_ms)))
+			rdma_auth_refuse(peer, peer->pending,
+					 "no valid AUTH in time");
 		conn = peer->conn;
 		if (conn && rdma_conn_live(conn) && ddsm_auth_on(&tp->auth) &&
 		    conn->state < RDMA_CONN_AUTHED &&

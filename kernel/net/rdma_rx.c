@@ -131,14 +131,20 @@ static void recv_done(struct ib_cq *cq, struct ib_wc *wc)
 			    !!(h->flags & RDMA_HF_PAGE));
 
 	spin_lock_bh(&peer->lock);
-	/* An old connection's credits and news never apply to a new one. */
-	if (peer->conn == conn && conn->state != RDMA_CONN_DYING) {
-		if (peer->suspect_since)
+	/*
+	 * An old connection's credits and news never apply to a new one; a
+	 * pending newcomer's (rdma.h) are its own, and say nothing about
+	 * whether the peer's connection lives.
+	 */
+	if (rdma_conn_ours(peer, conn)) {
+		if (peer->conn == conn && peer->suspect_since)
 			pr_info("node %u (%s) heard again after %u ms: not dead\n",
 				peer->node, peer->addr_str,
 				jiffies_to_msecs(jiffies - peer->last_rx));
-		peer->last_rx = jiffies;
-		peer->suspect_since = 0;
+		if (peer->conn == conn) {
+			peer->last_rx = jiffies;
+			peer->suspect_since = 0;
+		}
 		credits = conn->credits + le16_to_cpu(h->credits);
 		if (credits > RDMA_RX_DEPTH) {
 			/* A peer that hands out more than exists lies. */

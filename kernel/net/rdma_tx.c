@@ -377,29 +377,64 @@ int ddsm_rdma_send_msg(struct rdma_tp *tp, u32 dst, const void *payload,
 }
 
 /*
- * A transport message that belongs to @conn only (HELLO carries its
- * rkey); any context.  Dropped if @conn is no longer the peer's.
+ * A handshake message straight onto @conn, ahead of anything queued:
+ * a pending newcomer (rdma.h) has no queue of its own, and a fresh
+ * connection has all its credits.  With peer->lock held; false if no
+ * control slot or credit is left.
+ */
+bool rdma_post_ctrl_locked(struct rdma_conn *conn, u8 type,
+			   const void *payload, u16 len)
+{
+	struct rdma_peer *peer = conn->peer;
+	struct rdma_tx *slot;
+
+	if (!rdma_conn_live(conn) ||
+	    !rdma_credit_may_send_ctrl(conn->credits, conn->credits_owed))
+		return false;
+	slot = get_tx_slot(conn, true);
+	if (!slot)
+		return false;
+	fill_tx(conn, slot, type, 0, 0, payload, len, NULL, 0, 0);
+	account_send(peer, slot, type, len);
+	post_chain(peer, conn, &slot->wr);
+	return true;
+}
+
+/*
+ * A transport message that belongs to @conn only (HELLO, AUTH); any
+ * context.  Dropped if @conn is no longer the peer's or its newcomer; a
+ * live connection busy with traffic (the second HELLO may follow "up")
+ * queues it behind what waits.
  */
 void rdma_send_on(struct rdma_conn *conn, u8 type, const void *payload,
 		  u16 len)
 {
 	struct rdma_peer *peer = conn->peer;
-	struct rdma_txq_item *it = rdma_item_alloc(peer->tp, GFP_ATOMIC);
+	struct rdma_txq_item *it = NULL;
 
 	spin_lock_bh(&peer->lock);
+	if (!rdma_conn_ours(peer, conn))
+		goto out;
+	/* Nothing overtakes what waits: the second HELLO follows the AUTH. */
+	if ((peer->conn != conn || list_empty(&peer->txq)) &&
+	    rdma_post_ctrl_locked(conn, type, payload, len))
+		goto out;
+	if (peer->conn == conn)
+		it = rdma_item_alloc(peer->tp, GFP_ATOMIC);
 	if (!it) {
 		rdma_conn_fail(conn, DDSM_PEER_DOWN,
-			       "out of memory for a message");
-	} else if (peer->conn == conn) {
-		it->type = type;
-		it->flags = 0;
-		it->len = len;
-		it->cookie = 0;
-		it->page = NULL;
-		memcpy(it->payload, payload, len);
-		if (!rdma_queue_locked(peer, it))
-			it = NULL;
+			       "no room for a handshake message");
+		goto out;
 	}
+	it->type = type;
+	it->flags = 0;
+	it->len = len;
+	it->cookie = 0;
+	it->page = NULL;
+	memcpy(it->payload, payload, len);
+	if (!rdma_queue_locked(peer, it))
+		it = NULL;
+out:
 	spin_unlock_bh(&peer->lock);
 	if (it)
 		rdma_item_free(peer->tp, it);

@@ -50,10 +50,17 @@ int ddsm_wire_hello_check(const void *data, u32 len, u32 node,
 {
 	const struct rdma_hello *h = data;
 
-	if (len != sizeof(*h) || le32_to_cpu(h->node_id) != node ||
-	    !le32_to_cpu(h->nr_frames) ||
-	    le32_to_cpu(h->nr_frames) > max_frames ||
-	    (le32_to_cpu(h->flags) & ~RDMA_HELLO_AUTH) || h->rsvd)
+	u32 flags;
+
+	if (len != sizeof(*h) || le32_to_cpu(h->node_id) != node || h->rsvd)
+		return -EPROTO;
+	flags = le32_to_cpu(h->flags);
+	if (flags & ~(RDMA_HELLO_AUTH | RDMA_HELLO_KEYS))
+		return -EPROTO;
+	if (!(flags & RDMA_HELLO_KEYS))
+		return h->nr_frames || h->rkey || h->iova ? -EPROTO : 0;
+	if (!le32_to_cpu(h->nr_frames) ||
+	    le32_to_cpu(h->nr_frames) > max_frames)
 		return -EPROTO;
 	return 0;
 }

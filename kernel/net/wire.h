@@ -43,12 +43,19 @@ struct rdma_hdr {
 #define RDMA_NONCE_SIZE		16
 #define RDMA_MAC_SIZE		32	/* HMAC-SHA256 */
 #define RDMA_HELLO_AUTH		0x1	/* the sender has a cluster key */
+/*
+ * The HELLO carries the sender's frame pool (nr_frames, rkey, iova); else
+ * those are 0.  With a cluster key the first HELLO may not: the pool is
+ * registered for remote access, and its rkey sent in a second HELLO, only
+ * once the peer has proved the key.
+ */
+#define RDMA_HELLO_KEYS		0x2
 
 struct rdma_hello {
 	__le32 node_id;
 	__le32 nr_frames;
 	__le32 rkey;
-	__le32 flags;		/* RDMA_HELLO_AUTH */
+	__le32 flags;		/* RDMA_HELLO_AUTH, RDMA_HELLO_KEYS */
 	__le64 iova;
 	u8 nonce[RDMA_NONCE_SIZE];	/* fresh per connection: what AUTH signs */
 	/* The global space as the sender sees it: both must agree. */
@@ -72,8 +79,11 @@ struct rdma_conn_req {
 };
 
 #define RDMA_CONN_MAGIC		0x6464736d
-/* 2: HELLO nonce and AUTH; 3: short data; 4: TX_READ_MANY's Validations */
-#define RDMA_CONN_VERSION	4
+/*
+ * 2: HELLO nonce and AUTH; 3: short data; 4: TX_READ_MANY's Validations;
+ * 5: with a key, the frame pool's rkey only after AUTH (RDMA_HELLO_KEYS)
+ */
+#define RDMA_CONN_VERSION	5
 
 /*
  * Is @h a well-formed header for a receive of @byte_len bytes?  A message

@@ -154,6 +154,7 @@ static void wire_hello(struct kunit *test)
 		.nr_frames = cpu_to_le32(256),
 		.rkey = cpu_to_le32(0x1234),
 		.iova = cpu_to_le64(0x10000),
+		.flags = cpu_to_le32(RDMA_HELLO_KEYS),
 	};
 
 	KUNIT_EXPECT_EQ(test, 0, ddsm_wire_hello_check(&h, sizeof(h), 2, 512));
@@ -163,12 +164,26 @@ static void wire_hello(struct kunit *test)
 	h.nr_frames = 0;
 	KUNIT_EXPECT_EQ(test, -EPROTO, ddsm_wire_hello_check(&h, sizeof(h), 2, 512));
 	h.nr_frames = cpu_to_le32(256);
-	h.flags = cpu_to_le32(RDMA_HELLO_AUTH);
+	h.flags = cpu_to_le32(RDMA_HELLO_AUTH | RDMA_HELLO_KEYS);
 	KUNIT_EXPECT_EQ(test, 0, ddsm_wire_hello_check(&h, sizeof(h), 2, 512));
-	h.flags = cpu_to_le32(2);
+	h.flags = cpu_to_le32(4);
 	KUNIT_EXPECT_EQ(test, -EPROTO, ddsm_wire_hello_check(&h, sizeof(h), 2, 512));
+	/* Without KEYS, no frame pool: a keyed node's first HELLO. */
+	h.flags = cpu_to_le32(RDMA_HELLO_AUTH);
+	KUNIT_EXPECT_EQ(test, -EPROTO, ddsm_wire_hello_check(&h, sizeof(h), 2, 512));
+	h.nr_frames = 0;
+	h.rkey = 0;
+	h.iova = 0;
+	KUNIT_EXPECT_EQ(test, 0, ddsm_wire_hello_check(&h, sizeof(h), 2, 512));
+	h.rkey = cpu_to_le32(0x1234);
+	KUNIT_EXPECT_EQ(test, -EPROTO, ddsm_wire_hello_check(&h, sizeof(h), 2, 512));
+	h.rkey = 0;
+	h.iova = cpu_to_le64(0x10000);
+	KUNIT_EXPECT_EQ(test, -EPROTO, ddsm_wire_hello_check(&h, sizeof(h), 2, 512));
+	h.nr_frames = cpu_to_le32(256);
+	h.rkey = cpu_to_le32(0x1234);
 	/* A version-1 HELLO (no nonce) is refused. */
-	h.flags = 0;
+	h.flags = cpu_to_le32(RDMA_HELLO_KEYS);
 	KUNIT_EXPECT_EQ(test, -EPROTO,
 			ddsm_wire_hello_check(&h, sizeof(h) - RDMA_NONCE_SIZE, 2, 512));
 	h.rsvd = cpu_to_le32(1);
