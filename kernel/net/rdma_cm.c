@@ -14,6 +14,50 @@
 #include "rdma.h"
 #include "trace_net.h"
 
+/*
+ * A returning peer replaces whatever we still hold for it, but with a
+ * cluster key an authenticated connection stays until the newcomer proves
+ * the key too (rdma_hello.c promote()): anyone on the segment can claim
+ * the peer's address.  One newcomer at a time.
+ */
+static void adopt(struct rdma_tp *tp, struct rdma_peer *peer,
+		  struct rdma_conn *conn)
+{
+	struct rdma_conn *old;
+
+	spin_lock_bh(&peer->lock);
+	old = peer->conn;
+	if (peer->pending)
+		rdma_conn_fail(peer->pending, DDSM_PEER_DOWN,
+			       "replaced by a newer request");
+	if (old && ddsm_auth_on(&tp->auth) &&
+	    (old->state == RDMA_CONN_AUTHED || old->state == RDMA_CONN_UP)) {
+		peer->pending = conn;
+		pr_info_ratelimited("node %u (%s): a new connection request; the authenticated one stays until it proves the key\n",
+				    peer->node, peer->addr_str);
+	} else {
+		if (old)
+			rdma_conn_fail(old, DDSM_PEER_DOWN,
+				       "replaced by a new connection");
+		peer->conn = conn;
+		rdma_set_state(peer, DDSM_PEER_CONNECTING);
+	}
+	spin_unlock_bh(&peer->lock);
+}
+
+/* The accept failed: @conn, never used, leaves the peer's slots. */
+static void unadopt(struct rdma_peer *peer, struct rdma_conn *conn)
+{
+	spin_lock_bh(&peer->lock);
+	if (peer->conn == conn) {
+		peer->conn = NULL;
+		rdma_set_state(peer, DDSM_PEER_DOWN);
+	} else if (peer->pending == conn) {
+		peer->pending = NULL;
+	}
+	spin_unlock_bh(&peer->lock);
+}
+
 /* The lower id accepts; everything about the request is checked first. */
 static int on_connect_request(struct rdma_tp *tp, struct rdma_cm_id *id,
 			      struct rdma_cm_event *ev)
@@ -21,7 +65,7 @@ static int on_connect_request(struct rdma_tp *tp, struct rdma_cm_id *id,
 	struct sockaddr_in *src = (struct sockaddr_in *)&id->route.addr.dst_addr;
 	struct rdma_conn_param param = {};
 	struct rdma_peer *peer;
-	struct rdma_conn *conn, *old;
+	struct rdma_conn *conn;
 	u32 node;
 	int ret;
 
@@ -50,34 +94,7 @@ static int on_connect_request(struct rdma_tp *tp, struct rdma_cm_id *id,
 	conn->cm_id = id;
 	id->context = conn;
 
-	/*
-	 * A returning peer replaces whatever we still hold for it, but with
-	 * a cluster key an authenticated connection stays until the
-	 * newcomer proves the key too (rdma_hello.c promote()): anyone on
-	 * the segment can claim the peer's address.  One newcomer at a time.
-	 */
-	spin_lock_bh(&peer->lock);
-	old = peer->conn;
-	if (old && ddsm_auth_on(&tp->auth) &&
-	    (old->state == RDMA_CONN_AUTHED || old->state == RDMA_CONN_UP)) {
-		if (peer->pending)
-			rdma_conn_fail(peer->pending, DDSM_PEER_DOWN,
-				       "replaced by a newer request");
-		peer->pending = conn;
-		pr_info_ratelimited("node %u (%s): a new connection request; the authenticated one stays until it proves the key\n",
-				    node, peer->addr_str);
-	} else {
-		if (peer->pending)
-			rdma_conn_fail(peer->pending, DDSM_PEER_DOWN,
-				       "replaced by a newer request");
-		if (old)
-			rdma_conn_fail(old, DDSM_PEER_DOWN,
-				       "replaced by a new connection");
-		peer->conn = conn;
-		rdma_set_state(peer, DDSM_PEER_CONNECTING);
-	}
-	spin_unlock_bh(&peer->lock);
-
+	adopt(tp, peer, conn);
 	ret = rdma_set_ack_timeout(id, RDMA_ACK_TIMEOUT);
 	if (!ret)
 		ret = rdma_conn_setup(conn);
@@ -92,14 +109,7 @@ static int on_connect_request(struct rdma_tp *tp, struct rdma_cm_id *id,
 	}
 	if (ret) {
 		pr_warn("node %u: cannot accept: %d\n", node, ret);
-		spin_lock_bh(&peer->lock);
-		if (peer->conn == conn) {
-			peer->conn = NULL;
-			rdma_set_state(peer, DDSM_PEER_DOWN);
-		} else if (peer->pending == conn) {
-			peer->pending = NULL;
-		}
-		spin_unlock_bh(&peer->lock);
+		unadopt(peer, conn);
 		/* The CM destroys @id itself when we return non-zero. */
 		rdma_conn_free_resources(conn);
 		kfree(conn);

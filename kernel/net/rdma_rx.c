@@ -93,6 +93,40 @@ static void queue_msg(struct rdma_tp *tp, struct rdma_conn *conn,
 		wake_up(&tp->evq_wait);
 }
 
+/*
+ * A message arrived on @conn: the credits it returns, and for the peer's
+ * connection, proof of life.  An old connection's credits and news never
+ * apply to a new one; a pending newcomer's (rdma.h) are its own, and say
+ * nothing about whether the peer's connection lives.
+ */
+static void heard_on(struct rdma_peer *peer, struct rdma_conn *conn,
+		     u16 returned)
+{
+	u32 credits;
+
+	spin_lock_bh(&peer->lock);
+	if (!rdma_conn_ours(peer, conn))
+		goto out;
+	if (peer->conn == conn) {
+		if (peer->suspect_since)
+			pr_info("node %u (%s) heard again after %u ms: not dead\n",
+				peer->node, peer->addr_str,
+				jiffies_to_msecs(jiffies - peer->last_rx));
+		peer->last_rx = jiffies;
+		peer->suspect_since = 0;
+	}
+	credits = conn->credits + returned;
+	if (credits > RDMA_RX_DEPTH) {
+		/* A peer that hands out more than exists lies. */
+		credits = RDMA_RX_DEPTH;
+		atomic64_inc(&peer->drops);
+	}
+	conn->credits = credits;
+	rdma_kick_tx(peer);
+out:
+	spin_unlock_bh(&peer->lock);
+}
+
 /* Softirq: liveness, credits and control messages; the rest is queued. */
 static void recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -102,7 +136,6 @@ static void recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rdma_tp *tp = peer->tp;
 	struct ib_device *dev = conn->cm_id->device;
 	struct rdma_hdr *h = rx->buf;
-	u32 credits;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR) {
@@ -130,31 +163,7 @@ static void recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	trace_ddsm_net_recv(peer->node, h->type, le16_to_cpu(h->len),
 			    !!(h->flags & RDMA_HF_PAGE));
 
-	spin_lock_bh(&peer->lock);
-	/*
-	 * An old connection's credits and news never apply to a new one; a
-	 * pending newcomer's (rdma.h) are its own, and say nothing about
-	 * whether the peer's connection lives.
-	 */
-	if (rdma_conn_ours(peer, conn)) {
-		if (peer->conn == conn && peer->suspect_since)
-			pr_info("node %u (%s) heard again after %u ms: not dead\n",
-				peer->node, peer->addr_str,
-				jiffies_to_msecs(jiffies - peer->last_rx));
-		if (peer->conn == conn) {
-			peer->last_rx = jiffies;
-			peer->suspect_since = 0;
-		}
-		credits = conn->credits + le16_to_cpu(h->credits);
-		if (credits > RDMA_RX_DEPTH) {
-			/* A peer that hands out more than exists lies. */
-			credits = RDMA_RX_DEPTH;
-			atomic64_inc(&peer->drops);
-		}
-		conn->credits = credits;
-		rdma_kick_tx(peer);
-	}
-	spin_unlock_bh(&peer->lock);
+	heard_on(peer, conn, le16_to_cpu(h->credits));
 
 	switch (h->type) {
 	case RDMA_T_MSG:
