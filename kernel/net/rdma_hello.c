@@ -71,8 +71,8 @@ static void take_keys(struct rdma_peer *peer, struct rdma_conn *conn,
  * key, once we saw its AUTH verify (it sends the pool only after ours
  * did, and its AUTH went first).  With peer->lock held.
  */
-static void keys_in(struct rdma_peer *peer, struct rdma_conn *conn,
-		    const struct rdma_hello *h, bool keys)
+static void pool_hello(struct rdma_peer *peer, struct rdma_conn *conn,
+		       const struct rdma_hello *h, bool keys)
 {
 	if (!keys)
 		return;		/* a HELLO again changes nothing */
@@ -123,7 +123,7 @@ void rdma_handle_hello(struct rdma_peer *peer, struct rdma_conn *conn,
 		return;
 	}
 	if (rdma_conn_hello_in(conn)) {
-		keys_in(peer, conn, h, keys);
+		pool_hello(peer, conn, h, keys);
 		spin_unlock_bh(&peer->lock);
 		return;
 	}
@@ -242,6 +242,15 @@ static void reg_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static int post_reg(struct rdma_conn *conn);
 
+/* A connection just became the peer's: its silence counts from now. */
+static void fresh_liveness(struct rdma_peer *peer)
+{
+	peer->last_rx = jiffies;
+	peer->last_tx = jiffies;
+	peer->suspect_since = 0;
+	peer->probe_ok = 0;
+}
+
 /*
  * A newcomer proved the key: it replaces the connection it waited behind,
  * whose "down" reaches the core before this one's "up" (both go through
@@ -255,10 +264,7 @@ static void promote(struct rdma_peer *peer, struct rdma_conn *conn)
 			       "replaced by an authenticated connection");
 	peer->conn = conn;
 	rdma_set_state(peer, DDSM_PEER_CONNECTING);
-	peer->last_rx = jiffies;
-	peer->last_tx = jiffies;
-	peer->suspect_since = 0;
-	peer->probe_ok = 0;
+	fresh_liveness(peer);
 }
 
 /*
@@ -338,12 +344,8 @@ void rdma_conn_established(struct rdma_conn *conn)
 	conn->established_at = jiffies;
 	conn->credits = RDMA_RX_DEPTH;
 	conn->credits_owed = 0;
-	if (peer->conn == conn) {
-		peer->last_rx = jiffies;
-		peer->last_tx = jiffies;
-		peer->suspect_since = 0;
-		peer->probe_ok = 0;
-	}
+	if (peer->conn == conn)
+		fresh_liveness(peer);
 	if (!ddsm_auth_on(&peer->tp->auth)) {
 		if (post_reg(conn))
 			rdma_conn_fail(conn, DDSM_PEER_DOWN,

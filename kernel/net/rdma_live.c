@@ -193,6 +193,15 @@ static bool tick_stalled(struct rdma_tp *tp)
 	return true;
 }
 
+/* With a key: @conn has been up to peer_timeout_ms without a valid AUTH. */
+static bool auth_overdue(struct rdma_tp *tp, struct rdma_conn *conn)
+{
+	return conn && rdma_conn_live(conn) && ddsm_auth_on(&tp->auth) &&
+	       conn->state < RDMA_CONN_AUTHED &&
+	       time_after(jiffies, conn->established_at +
+			  msecs_to_jiffies(tp->peer_timeout_ms));
+}
+
 void rdma_tick(struct timer_list *t)
 {
 	struct rdma_tp *tp = from_timer(tp, t, tick);
@@ -211,17 +220,11 @@ void rdma_tick(struct timer_list *t)
 		    time_after(jiffies, peer->early_since + early_wait(tp)))
 			rdma_early_expire(peer);
 		/* A newcomer that never proves the key is not kept either. */
-		if (peer->pending && rdma_conn_live(peer->pending) &&
-		    peer->pending->state < RDMA_CONN_AUTHED &&
-		    time_after(jiffies, peer->pending->established_at +
-			       msecs_to_jiffies(tp->peer_timeout_ms)))
+		if (auth_overdue(tp, peer->pending))
 			rdma_auth_refuse(peer, peer->pending,
 					 "no valid AUTH in time");
 		conn = peer->conn;
-		if (conn && rdma_conn_live(conn) && ddsm_auth_on(&tp->auth) &&
-		    conn->state < RDMA_CONN_AUTHED &&
-		    time_after(jiffies, conn->established_at +
-			       msecs_to_jiffies(tp->peer_timeout_ms))) {
+		if (auth_overdue(tp, conn)) {
 			/* A peer that never proves the key is not kept. */
 			rdma_auth_refuse(peer, conn, "no valid AUTH in time");
 		} else if (conn && rdma_conn_live(conn)) {
