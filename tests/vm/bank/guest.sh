@@ -10,7 +10,9 @@
 # accounts, a bit mask, default every node), BANK_WORKERS (default 2),
 # BANK_VICTIM (a node the host kills: it holds each commit's locks
 # longer before and between its Validations, so that its death lands
-# in a commit; default none).
+# in a commit; default none), BANK_LATE (a node that starts its program
+# 5 s after the others: node 0 must not load the accounts before that
+# node's region is declared, or its home NACKs them; default none).
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/guest.sh"
 
 SECS=${BANK_SECS:-120} HOMES=${BANK_HOMES:-$(((1 << N) - 1))}
@@ -24,6 +26,7 @@ tp_load heartbeat_ms=200 peer_timeout_ms=3000 reconnect_ms=500 $knobs ||
 ok "insmod ddsm.ko (heartbeat 200 ms, peer timeout 3000 ms${knobs:+, $knobs})"
 wait_for 90 all_up || { nok "every peer up within 90 s"; diag; exit 1; }
 ok "every peer up"
+[ "${BANK_LATE:-}" = "$ME" ] && sleep 5
 run "ddsm-test-bank" $((SECS + 500)) "$TESTS/ddsm-test-bank" "$ME" "$N" \
 	"$SECS" "$HOMES" "${BANK_WORKERS:-2}"
 $CTL tx stats 2>/dev/null | grep -E "home_(in_doubt|rollbacks|rollforwards)|aborts" |

@@ -10,7 +10,8 @@
 # declare it dead and it comes back), then node 1's whole VM is stopped
 # for 6 s and resumed (QEMU monitor set_link and stop/cont).  Second run:
 # accounts homed on nodes 0 and 1 only, and node 2, a coordinator whose
-# commits hold their locks longer, is SIGKILLed in the middle.  Each node
+# commits hold their locks longer, is SIGKILLed in the middle, and node 1,
+# a home, starts 5 s late (node 0 loads once every home declared).  Each node
 # checks its audits (exact total, at least 10 committed, within the
 # documented number of conflict aborts) and the final total
 # (tests/vm/src/ddsm-test-bank.c); 120 s of traffic.
@@ -106,7 +107,7 @@ trap - EXIT
 
 # A coordinator killed in the middle of its commits.
 CL_NAME=bank-kill CL_N=3 CL_TIMEOUT=$((SECS + 900))
-CL_CMD="BANK_SECS=$((SECS / 2)) BANK_HOMES=3 BANK_VICTIM=2 bash /ddsm/tests/bank/guest.sh"
+CL_CMD="BANK_SECS=$((SECS / 2)) BANK_HOMES=3 BANK_VICTIM=2 BANK_LATE=1 bash /ddsm/tests/bank/guest.sh"
 start
 sleep 10
 { cl_stop_node 2 KILL; } 2>/dev/null

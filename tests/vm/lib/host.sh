@@ -68,8 +68,22 @@ wait_all() {
 	done
 }
 
+# Each node's last lines, so that a run which bails says why even where
+# its logs are gone (CI keeps only what the run printed).
+bail_tails() {
+	local i f
+	for ((i = 0; i < ${CL_N:-0}; i++)); do
+		for f in out console; do
+			[ -s "${CL_LOG:-}/node$i.$f" ] || continue
+			tail -n 15 "$CL_LOG/node$i.$f" | tr -d '\r' |
+				sed "s/^/# node$i.$f: /"
+		done
+	done
+}
+
 bail() {
 	nok "$*"
+	bail_tails
 	echo "# $TEST_NAME: bailed out; logs in ${CL_LOG:-?}"
 	exit 1
 }

@@ -13,9 +13,11 @@
  * the host kills must not hold any: its units die with it).  WORKERS
  * processes per node move money (default 2), and one more audits all
  * through the run, each with its own file (one transaction per open
- * file); the movers audit too, every AUDIT_EVERY transfers.  Node 0 loads 256 accounts of 1000, one per
- * 64-byte line, in the units of HOMES from 64 MiB on, and raises a flag
- * in a plain coherent unit homed on node 0 that the others wait for.
+ * file); the movers audit too, every AUDIT_EVERY transfers.  Once every
+ * node of HOMES declared the region, node 0 loads 256 accounts of 1000,
+ * one per 64-byte line, in the units of HOMES from 64 MiB on, and raises
+ * a flag in a plain coherent unit homed on node 0 that the others wait
+ * for (both flags live in that unit).
  *
  * Checks (TAP, node-tagged): every audit that committed saw the exact
  * total; every node committed at least MIN_AUDITS audits, each within
@@ -47,6 +49,7 @@
 
 struct flags {
 	uint64_t go;			/* MAGIC once the accounts are loaded */
+	uint64_t declared[DDSM_MAX_NODES]; /* MAGIC once its TX_REGION is */
 	uint64_t done[DDSM_MAX_NODES];	/* MAGIC once that node finished */
 };
 
@@ -324,6 +327,20 @@ static volatile struct flags *map_flags(int fd)
 	(bool)(cond);							\
 })
 
+/*
+ * A home NACKs an Intend on a range it has not declared yet, so the
+ * loader waits for every home's declaration (docs/transactions.md).
+ */
+static bool homes_declared(volatile struct flags *fl, uint32_t homes)
+{
+	uint32_t p;
+
+	for (p = 0; p < nodes; p++)
+		if ((homes & (1u << p)) && fl->declared[p] != MAGIC)
+			return false;
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct ddsm_tx_region_arg reg = {
@@ -357,7 +374,10 @@ int main(int argc, char **argv)
 	if (ioctl(fd, DDSM_IOC_TX_REGION, &reg))
 		tap_bail("TX_REGION: %s", strerror(errno));
 	fl = map_flags(fd);
+	fl->declared[node] = MAGIC;
 	if (node == 0) {
+		if (!WAIT_FOR(homes_declared(fl, homes), 120))
+			tap_bail("every home declared the region within 120 s");
 		load(fd);
 		fl->go = MAGIC;
 	}
