@@ -141,15 +141,15 @@ static bool queue_persist(struct ddsm_node *n, struct persist_req *req)
 
 	spin_lock(&b->lock);
 	stopping = b->stopping;
-	if (!stopping)
+	if (!stopping) {
 		list_add_tail(&req->link, &b->reqs);
-	spin_unlock(&b->lock);
-	if (stopping) {
-		kfree(req);
-		return false;
+		/* Under the lock: quiesce's cancel comes after, never before. */
+		queue_work(system_unbound_wq, &b->work);
 	}
-	queue_work(system_unbound_wq, &b->work);
-	return true;
+	spin_unlock(&b->lock);
+	if (stopping)
+		kfree(req);
+	return !stopping;
 }
 
 void ddsm_send_durable(struct ddsm_node *n, const struct ddsm_msg *m)

@@ -89,7 +89,7 @@ static void watch_work(struct work_struct *w)
 	if (READ_ONCE(r->link) == DDSM_LINK_LOST && !READ_ONCE(r->resyncing) &&
 	    replica_peer_up(n, replica_backup(n)) &&
 	    time_after(jiffies, READ_ONCE(r->resync_end) + DDSM_RESYNC_AGAIN))
-		queue_work(system_unbound_wq, &r->resync);
+		replica_queue(r, &r->resync);
 	queue_delayed_work(system_wq, &r->watch, HZ);
 }
 
@@ -200,8 +200,8 @@ static void queue_in(struct ddsm_node *n, const struct ddsm_msg *m,
 		return;
 	}
 	list_add_tail(&in->link, &r->in);
-	spin_unlock(&r->lock);
 	queue_work(system_unbound_wq, &r->work);
+	spin_unlock(&r->lock);
 }
 
 void ddsm_replica_rx(struct ddsm_node *n, const struct ddsm_msg *m,
@@ -233,8 +233,8 @@ void ddsm_replica_peer(struct ddsm_node *n, u32 node, bool up)
 	if (up) {
 		/* Everyone learns from us whether we serve our predecessor. */
 		ddsm_replica_notice(n, node);
-		if (node == replica_backup(n) && !READ_ONCE(r->stopping))
-			queue_work(system_unbound_wq, &r->resync);
+		if (node == replica_backup(n))
+			replica_queue(r, &r->resync);
 		return;
 	}
 	if (node == replica_backup(n))
@@ -244,8 +244,8 @@ void ddsm_replica_peer(struct ddsm_node *n, u32 node, bool up)
 		WRITE_ONCE(r->pred_synced_down, READ_ONCE(r->pred_synced));
 		WRITE_ONCE(r->pred_synced, false);
 		/* Without rejoin a node declared dead never comes back. */
-		if (!n->params.rejoin_ms && !READ_ONCE(r->stopping))
-			queue_work(system_unbound_wq, &r->takeover);
+		if (!n->params.rejoin_ms)
+			replica_queue(r, &r->takeover);
 	}
 	ddsm_replica_copies_done(n, node);
 }

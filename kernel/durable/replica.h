@@ -57,6 +57,19 @@ static inline int replica_send_simple(struct ddsm_node *n, u8 type, u32 dst, u32
 	return ddsm_node_send(n, &m, NULL);
 }
 
+/*
+ * Queue @w unless unloading.  Under r->lock, where quiesce sets
+ * stopping before it cancels the works: once it has, nothing is queued
+ * again to run on a transport or state being torn down.
+ */
+static inline void replica_queue(struct ddsm_replica *r, struct work_struct *w)
+{
+	spin_lock(&r->lock);
+	if (!r->stopping)
+		queue_work(system_unbound_wq, w);
+	spin_unlock(&r->lock);
+}
+
 /* replica_home.c */
 /*
  * Go on without the backup: what the home promises is durable here only

@@ -77,8 +77,8 @@ void ddsm_replica_degrade(struct ddsm_node *n, const char *why, bool lost)
 	spin_unlock(&r->lock);
 	wake_up_all(&r->wait);
 	/* A backup still there missed an image: give it all again. */
-	if (lost && !READ_ONCE(r->stopping) && replica_peer_up(n, replica_backup(n)))
-		queue_work(system_unbound_wq, &r->resync);
+	if (lost && replica_peer_up(n, replica_backup(n)))
+		replica_queue(r, &r->resync);
 	if (first && r->was_synced) {
 		atomic64_inc(&r->nr_degraded);
 		pr_warn("backup node %u %s: durable on this home only until it is resynced\n",

@@ -9,12 +9,14 @@
 #define pr_fmt(fmt) "ddsm: " fmt
 
 #include <linux/slab.h>
+#include <linux/delay.h>
 #include <linux/highmem.h>
 #include "../node/node.h"
 #include "durable.h"
 #include "replica.h"
 #include "../node/trace.h"
 #include "../proto/dir.h"
+#include "../selftest/selftest.h"
 
 bool ddsm_replica_gated(struct ddsm_node *n, const struct ddsm_msg *m)
 {
@@ -192,11 +194,16 @@ static void announce(struct ddsm_node *n, u64 wait)
 		if (wait & BIT_ULL(i))
 			ddsm_replica_notice(n, i);
 	wake_up_all(&n->peer_wait);
-	if (wait)
+	if (!wait) {
+		holding_release(n, "no other live node");
+		return;
+	}
+	/* Not after quiesce cancelled it: the state may be freed by then. */
+	spin_lock(&r->lock);
+	if (!r->stopping)
 		mod_delayed_work(system_wq, &r->holding_work,
 				 msecs_to_jiffies(ddsm_fault_timeout_ms()));
-	else
-		holding_release(n, "no other live node");
+	spin_unlock(&r->lock);
 }
 
 /*
@@ -259,6 +266,8 @@ bool ddsm_replica_takeover(struct ddsm_node *n)
 	trace_ddsm_takeover(pred, loaded, moved, wait);
 	pr_warn("node %u stayed away: took its units over (%llu images from the replica, %llu dirty copies of ours); no failback\n",
 		pred, loaded, moved);
+	if (ddsm_test_takeover_delay_ms())
+		msleep(ddsm_test_takeover_delay_ms());
 	announce(n, wait);
 	return true;
 }

@@ -181,7 +181,12 @@ void ddsm_node_unbuild(struct ddsm_node *n)
 	 * carry them: a backup that takes over later must have them.
 	 */
 	ddsm_persist_flush_all(n);
-	/* The persist worker and the hold timer send: stop them first. */
+	/*
+	 * The persist worker, the hold timer and a closing rejoin window
+	 * (which may take units over) send: stop them first, the window
+	 * before the replica, whose works a takeover arms.
+	 */
+	ddsm_rejoin_quiesce(n);
 	ddsm_replica_quiesce(n);
 	ddsm_barrier_quiesce(n);
 	ddsm_holds_quiesce(n);

@@ -195,6 +195,8 @@ static void __exit ddsm_exit(void)
 {
 	struct ddsm_node *n = ddsm_node;
 
+	/* The start as well as the end: what ran in between ran into it. */
+	pr_info("unloading\n");
 	/* No file is open (they pin the module), so no mapping is left. */
 	ddsm_dev_unregister(n);
 	ddsm_shrinker_unregister(n);

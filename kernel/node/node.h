@@ -190,6 +190,7 @@ struct ddsm_node {
 	wait_queue_head_t peer_wait;	/* faults waiting for a home to connect */
 	struct ddsm_holds holds;
 	struct ddsm_rejoin rejoin[DDSM_MAX_NODES];
+	bool rejoin_stopping;	/* unbuilding: no window closes any more */
 
 	struct mutex cl_locks[DDSM_CL_LOCKS];	/* cache line -> PTE, see above */
 	wait_queue_head_t cl_waits[DDSM_CL_LOCKS];
@@ -313,6 +314,7 @@ static inline vm_fault_t ddsm_node_access(struct ddsm_node *n,
 
 /* rejoin.c: a peer declared dead that comes back with its data. */
 void ddsm_rejoin_init(struct ddsm_node *n);
+void ddsm_rejoin_quiesce(struct ddsm_node *n);
 void ddsm_rejoin_stop(struct ddsm_node *n);
 void ddsm_rejoin_down(struct ddsm_node *n, u32 node);
 void ddsm_rejoin_up(struct ddsm_node *n, u32 node);

@@ -28,6 +28,9 @@ static void rejoin_close(struct work_struct *work)
 	u64 unit, dropped = 0, lost_before;
 	bool gone;
 
+	/* Unbuilding: a takeover or a send now would race the teardown. */
+	if (READ_ONCE(n->rejoin_stopping))
+		return;
 	/*
 	 * Backup homes: the backup takes the units of a node that stayed
 	 * away over before the window's end drops its dirty copies of them,
@@ -91,13 +94,31 @@ void ddsm_rejoin_init(struct ddsm_node *n)
 	}
 }
 
-/* The state is being torn down; nothing may run on it afterwards. */
-void ddsm_rejoin_stop(struct ddsm_node *n)
+static void cancel_windows(struct ddsm_node *n)
 {
 	u32 i;
 
 	for (i = 0; i < DDSM_MAX_NODES; i++)
 		cancel_delayed_work_sync(&n->rejoin[i].work);
+}
+
+/*
+ * Before the transport goes: a window that closes now takes nothing over
+ * and sends nothing.  A "down" from the teardown may still arm one; it
+ * runs as a no-op until ddsm_rejoin_stop() cancels it.
+ */
+void ddsm_rejoin_quiesce(struct ddsm_node *n)
+{
+	WRITE_ONCE(n->rejoin_stopping, true);
+	cancel_windows(n);
+}
+
+/* The state is being torn down; nothing may run on it afterwards. */
+void ddsm_rejoin_stop(struct ddsm_node *n)
+{
+	cancel_windows(n);
+	/* The next build's windows close as usual. */
+	WRITE_ONCE(n->rejoin_stopping, false);
 }
 
 /* @node went down: its window opens (peer_down, any context). */

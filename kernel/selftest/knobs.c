@@ -59,6 +59,15 @@ static bool inject;
 module_param(inject, bool, 0444);
 MODULE_PARM_DESC(inject, "Test only: debugfs ddsm/inject sends malformed messages (default off)");
 
+/*
+ * Test only (tests/vm/teardown, durable/takeover.c): pause this long in a
+ * takeover between taking the units and announcing it (which arms the
+ * bound of its wait for the others' copies), so that an rmmod lands there.
+ */
+static unsigned int takeover_delay_ms;
+module_param(takeover_delay_ms, uint, 0644);
+MODULE_PARM_DESC(takeover_delay_ms, "Test only: pause in a backup's takeover before it announces it (ms, default 0, at most 10000)");
+
 /* Test only: the persist-domain checker (selftest/pmem_crash.c). */
 static bool pmem_check;
 module_param(pmem_check, bool, 0444);
@@ -115,6 +124,11 @@ unsigned int ddsm_test_validate_gap_ms(void)
 unsigned int ddsm_test_readv_lag_ms(void)
 {
 	return READ_ONCE(tx_readv_lag_ms);
+}
+
+unsigned int ddsm_test_takeover_delay_ms(void)
+{
+	return min(READ_ONCE(takeover_delay_ms), 10000U);
 }
 
 bool ddsm_test_squash_off(void)
