@@ -44,7 +44,7 @@
 #define CTR_UNITS	16
 #define BOXES		16	/* mailboxes per node */
 #define MAX_NODES	8
-#define SCAN_UNITS	1024
+#define SCAN_UNITS	1024	/* a multiple of 64: see fill_scan_region() */
 
 /* Global layout (units), away from the other tests' regions. */
 #define BASE_UNIT	16384			/* 64 MiB */
@@ -221,7 +221,17 @@ static void *scan_thread(void *arg)
 	return NULL;
 }
 
-static void fill_scan_region(void)
+/*
+ * Node 0 fills the scan region and counts the units done in run word 0,
+ * tagged with the barrier generation so that a count left by an earlier
+ * run in this module session does not count.
+ */
+static uint64_t fill_mark(uint64_t gen, uint64_t units)
+{
+	return gen << 32 | units;
+}
+
+static void fill_scan_region(uint64_t gen)
 {
 	uint64_t u;
 	int w;
@@ -231,7 +241,29 @@ static void fill_scan_region(void)
 
 		for (w = 0; w < (int)DSM_WORDS_PER_UNIT; w++)
 			p[w] = scan_word(u, w);
+		/* Now and then: each store pulls the unit from the pollers. */
+		if ((u + 1) % 64 == 0)
+			__atomic_store_n(&s.run[0], fill_mark(gen, u + 1),
+					 __ATOMIC_RELEASE);
 	}
+}
+
+/*
+ * The others wait for the fill as long as it moves: on a debug kernel
+ * under a loaded host it takes longer than one barrier's timeout, and
+ * slow is not stuck.  -1 once it has not moved for s.timeout seconds.
+ */
+static int wait_fill(uint64_t gen)
+{
+	uint64_t seen;
+
+	do {
+		seen = __atomic_load_n(&s.run[0], __ATOMIC_ACQUIRE);
+		if (seen == fill_mark(gen, SCAN_UNITS))
+			return 0;
+	} while (!DSM_WAIT_UNTIL(&s, __atomic_load_n(&s.run[0],
+						     __ATOMIC_ACQUIRE) != seen));
+	return -1;
 }
 
 static void publish(void)
@@ -287,6 +319,7 @@ int main(int argc, char **argv)
 	};
 	double seconds;
 	struct ddsm d;
+	uint64_t gen;
 	int i;
 
 	if (argc != 4) {
@@ -310,8 +343,11 @@ int main(int argc, char **argv)
 	if (dsm_sync_init(&s, win + SYNC_OFF * DSM_UNIT, BASE_UNIT + SYNC_OFF,
 			  me, nodes, 300))
 		tap_bail("sync init");
+	gen = __atomic_load_n(s.gen, __ATOMIC_ACQUIRE);
 	if (me == 0)
-		fill_scan_region();
+		fill_scan_region(gen);
+	else if (wait_fill(gen))
+		tap_bail("the scan region's fill stopped moving");
 	if (dsm_barrier(&s))
 		tap_bail("barrier after the scan region was filled");
 
