@@ -527,10 +527,15 @@ static int next_ts(const struct ddsm_pstore *ps, u64 unit, u64 slot, u64 *ts)
 	return 0;
 }
 
-int ddsm_pstore_persist(struct ddsm_pstore *ps, const u64 *units,
-			const void *const *data, u32 n, u64 *ts_out)
+/*
+ * Refuse a batch before writing anything: units outside the namespace,
+ * twice in the batch, with a slot whose timestamp cannot go on, or (with
+ * @ts, a replica's) a zero timestamp.
+ */
+static int check_batch(struct ddsm_pstore *ps, const u64 *units,
+		       const u64 *ts, u32 n)
 {
-	u64 slot, ts;
+	u64 slot, next;
 	u32 i, j;
 	int ret;
 
@@ -538,21 +543,51 @@ int ddsm_pstore_persist(struct ddsm_pstore *ps, const u64 *units,
 		return -EROFS;
 	if (n > DDSM_PSTORE_BATCH_MAX)
 		return -EINVAL;
-	/* Refuse before writing anything. */
 	for (i = 0; i < n; i++) {
 		slot = slot_of_unit(ps, units[i]);
 		if (slot >= ps->slots.nr_slots)
 			return -ERANGE;
+		if (ts && !ts[i])
+			return -EINVAL;
 		for (j = 0; j < i; j++)
 			if (units[j] == units[i])
 				return -EINVAL;
-		ret = next_ts(ps, units[i], slot, &ts);
+		ret = next_ts(ps, units[i], slot, &next);
 		if (ret)
 			return ret;
 	}
-
 	/* What a failed call left in the log goes first: ts build on it. */
-	ret = pstore_drain(ps);
+	return pstore_drain(ps);
+}
+
+/* One record into the log; a full ring is put in place and freed first. */
+static int append_one(struct ddsm_pstore *ps, u64 unit, u64 ts,
+		      const void *data)
+{
+	int ret;
+
+	ret = ddsm_pm_log_append(&ps->log, unit, ts, 0, data,
+				 DDSM_PM_UNIT_SIZE, &ps->ops);
+	if (ret == -ENOSPC) {
+		ret = pstore_drain(ps);
+		if (ret)
+			return ret;
+		ret = ddsm_pm_log_append(&ps->log, unit, ts, 0, data,
+					 DDSM_PM_UNIT_SIZE, &ps->ops);
+	}
+	if (!ret)
+		ps->st.records++;
+	return ret;
+}
+
+int ddsm_pstore_persist(struct ddsm_pstore *ps, const u64 *units,
+			const void *const *data, u32 n, u64 *ts_out)
+{
+	u64 ts;
+	u32 i;
+	int ret;
+
+	ret = check_batch(ps, units, NULL, n);
 	if (ret)
 		return ret;
 	for (i = 0; i < n; i++) {
@@ -561,20 +596,9 @@ int ddsm_pstore_persist(struct ddsm_pstore *ps, const u64 *units,
 		 * this batch, which are distinct, so this slot is untouched.
 		 */
 		next_ts(ps, units[i], slot_of_unit(ps, units[i]), &ts);
-		ret = ddsm_pm_log_append(&ps->log, units[i], ts, 0, data[i],
-					 DDSM_PM_UNIT_SIZE, &ps->ops);
-		if (ret == -ENOSPC) {
-			/* Ring full: put what it holds in place, free it. */
-			ret = pstore_drain(ps);
-			if (ret)
-				return ret;
-			ret = ddsm_pm_log_append(&ps->log, units[i], ts, 0,
-						 data[i], DDSM_PM_UNIT_SIZE,
-						 &ps->ops);
-		}
+		ret = append_one(ps, units[i], ts, data[i]);
 		if (ret)
 			return ret;
-		ps->st.records++;
 		if (ts_out)
 			ts_out[i] = ts;
 	}
@@ -585,30 +609,13 @@ int ddsm_pstore_put(struct ddsm_pstore *ps, const u64 *units,
 		    const void *const *data, const u64 *ts, u32 n,
 		    u32 *applied)
 {
-	u64 slot, cur;
-	u32 i, j, done = 0;
+	u32 i, done = 0;
+	u64 cur;
 	int ret;
 
 	if (applied)
 		*applied = 0;
-	if (!ps->mounted)
-		return -EROFS;
-	if (n > DDSM_PSTORE_BATCH_MAX)
-		return -EINVAL;
-	for (i = 0; i < n; i++) {
-		slot = slot_of_unit(ps, units[i]);
-		if (slot >= ps->slots.nr_slots)
-			return -ERANGE;
-		if (!ts[i])
-			return -EINVAL;
-		for (j = 0; j < i; j++)
-			if (units[j] == units[i])
-				return -EINVAL;
-		ret = next_ts(ps, units[i], slot, &cur);
-		if (ret)
-			return ret;
-	}
-	ret = pstore_drain(ps);
+	ret = check_batch(ps, units, ts, n);
 	if (ret)
 		return ret;
 	for (i = 0; i < n; i++) {
@@ -616,19 +623,9 @@ int ddsm_pstore_put(struct ddsm_pstore *ps, const u64 *units,
 		next_ts(ps, units[i], slot_of_unit(ps, units[i]), &cur);
 		if (ts[i] < cur)
 			continue;
-		ret = ddsm_pm_log_append(&ps->log, units[i], ts[i], 0, data[i],
-					 DDSM_PM_UNIT_SIZE, &ps->ops);
-		if (ret == -ENOSPC) {
-			ret = pstore_drain(ps);
-			if (ret)
-				return ret;
-			ret = ddsm_pm_log_append(&ps->log, units[i], ts[i], 0,
-						 data[i], DDSM_PM_UNIT_SIZE,
-						 &ps->ops);
-		}
+		ret = append_one(ps, units[i], ts[i], data[i]);
 		if (ret)
 			return ret;
-		ps->st.records++;
 		done++;
 	}
 	ret = pstore_drain(ps);
