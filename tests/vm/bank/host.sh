@@ -48,15 +48,6 @@ link_down_during() {
 	until [ -s "$f" ] || ! kill -0 "$down_pid" 2>/dev/null; do sleep 0.05; done
 }
 
-report() {
-	local i
-	for i in "$@"; do
-		grep -aE "^(not )?ok - |^# node" "$CL_LOG/node$i.out" |
-			tr -d '\r' | sed "s/^/[n$i] /"
-		console_clean "$i"
-	done
-}
-
 start() {
 	local i
 	open_cluster

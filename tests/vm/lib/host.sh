@@ -68,6 +68,17 @@ wait_all() {
 	done
 }
 
+# report I...: what those nodes' guests checked (their ok/not ok lines
+# and comments, node-tagged), and whether their consoles stayed clean.
+report() {
+	local i
+	for i in "$@"; do
+		grep -aE "^(not )?ok - |^# node" "$CL_LOG/node$i.out" |
+			tr -d '\r' | sed "s/^/[n$i] /"
+		console_clean "$i"
+	done
+}
+
 # Each node's last lines, so that a run which bails says why even where
 # its logs are gone (CI keeps only what the run printed).
 bail_tails() {

@@ -9,8 +9,8 @@
  *	unload the module in the middle of it;
  *   ddsm-test-teardown dirty GADDR LEN HOME
  *	store into every unit of the range homed on HOME and leave them
- *	dirty here: when HOME dies, its backup's takeover waits for this
- *	node to hand them all over, long enough to unload in the middle.
+ *	dirty here: when HOME dies, its backup's takeover has this node's
+ *	copies to wait for (the test holds it there with takeover_delay_ms).
  * One TAP line; exit 0 iff it is ok.
  */
 #include <inttypes.h>

@@ -35,11 +35,7 @@ run_cluster() {
 		for ((i = 0; i < nodes; i++)); do cl_send "$i" "unload $c"; done
 	done
 	wait_all 300 'exit [0-9]+' $(seq 0 $((nodes - 1)))
-	for ((i = 0; i < nodes; i++)); do
-		grep -aE "^(not )?ok - |^# node" "$CL_LOG/node$i.out" |
-			tr -d '\r' | sed "s/^/[n$i] /"
-		console_clean "$i"
-	done
+	report $(seq 0 $((nodes - 1)))
 	cl_teardown
 	trap - EXIT
 }

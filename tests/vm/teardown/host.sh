@@ -41,9 +41,5 @@ cl_alive 1 && nok "node1's QEMU gone after SIGKILL" ||
 wait_all 300 "td done" 2 || bail "node2 took node1 over and unloaded"
 for i in 0 2; do cl_send "$i" end; done
 wait_all 120 'exit [0-9]+' 0 2
-for i in 0 1 2; do
-	grep -aE "^(not )?ok - |^# node" "$CL_LOG/node$i.out" | tr -d '\r' |
-		sed "s/^/[n$i] /"
-	console_clean "$i"
-done
+report 0 1 2
 tap_exit
