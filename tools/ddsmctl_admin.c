@@ -229,6 +229,9 @@ static void legacy_pmem(const struct ddsm_pmem_status *ps)
 		C(replica_degraded);
 		C(replica_resyncs);
 		C(failovers);
+		C(replica_window_waits);
+		C(replica_window_full);
+		C(replica_in_peak);
 	}
 #undef C
 }

@@ -57,6 +57,8 @@ static const struct field peer_counters[] = {
 	U64(ddsm_peer_info, probes_ok), U64(ddsm_peer_info, ctrl_sent),
 	U64(ddsm_peer_info, auth_failures),
 	U64(ddsm_peer_info, setup_timeouts),
+	U64(ddsm_peer_info, txq_peak), U64(ddsm_peer_info, txq_waits),
+	U64(ddsm_peer_info, txq_overflows),
 };
 
 static const struct field pmem_counters[] = {
@@ -85,6 +87,9 @@ static const struct field pmem_replica[] = {
 	U64(ddsm_pmem_status, replica_degraded),
 	U64(ddsm_pmem_status, replica_resyncs),
 	U64(ddsm_pmem_status, failovers),
+	U64(ddsm_pmem_status, replica_window_waits),
+	U64(ddsm_pmem_status, replica_window_full),
+	U64(ddsm_pmem_status, replica_in_peak),
 };
 
 static const struct field tx_coordinator[] = {

@@ -184,8 +184,35 @@ static void barrier_acked(struct ddsm_node *n, const struct ddsm_msg *m)
 		return;
 	if (m->err)
 		cmpxchg(&b->err, 0, -(int)m->err);
-	if (atomic_dec_and_test(&b->pending))
+	/* The last answer, or room in the window again. */
+	switch (atomic_dec_return(&b->pending)) {
+	case 0:
+	case DDSM_PERSIST_WINDOW:
 		wake_up_all(&b->wait);
+	}
+}
+
+/*
+ * At most DDSM_PERSIST_WINDOW PERSISTs out at once (issue 16): what a
+ * home queues for the barriers of all its peers is bounded, however
+ * large the range.  @b->pending counts the barrier's own reference too.
+ */
+static int window_room(struct ddsm_barrier *b, unsigned int ms)
+{
+	long left;
+
+	if (atomic_read(&b->pending) <= DDSM_PERSIST_WINDOW)
+		return 0;
+	left = wait_event_killable_timeout(b->wait,
+					   atomic_read(&b->pending) <=
+					   DDSM_PERSIST_WINDOW ||
+					   READ_ONCE(b->home_died),
+					   msecs_to_jiffies(ms));
+	if (left == -ERESTARTSYS)
+		return -EINTR;
+	if (READ_ONCE(b->home_died))
+		return -EHOSTDOWN;
+	return left ? 0 : -ETIMEDOUT;
 }
 
 void ddsm_barrier_rx(struct ddsm_node *n, const struct ddsm_msg *m)
@@ -297,6 +324,11 @@ int ddsm_barrier(struct ddsm_node *n, u64 gaddr, u64 len, u32 flags)
 		if (ret <= 0) {
 			err = err ?: ret;
 			continue;
+		}
+		ret = window_room(b, timeout_ms);
+		if (ret) {
+			err = err ?: ret;
+			break;
 		}
 		atomic_inc(&b->pending);
 		/* Before the send: its death may come right after it. */

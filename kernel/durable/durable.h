@@ -41,6 +41,14 @@ struct ddsm_barrier {
 };
 
 #define DDSM_REPLICA_BATCH	64	/* replica images persisted per call */
+/*
+ * Images sent to the backup and not yet acknowledged, at most: what a
+ * home queues for a slow backup, and what the backup holds in memory
+ * before its worker persists it, each a page (issue 16).
+ */
+#define DDSM_REPLICA_WINDOW	256
+/* PERSISTs one barrier has out at once (barrier.c). */
+#define DDSM_PERSIST_WINDOW	256
 
 /*
  * The home's link to its backup: one state, changed only by
@@ -93,6 +101,8 @@ struct ddsm_replica {
 	bool stopping;
 	atomic64_t bytes, nr_sent, nr_acked, nr_recv;
 	atomic64_t nr_degraded, nr_resyncs, nr_failovers;
+	atomic64_t nr_window_waits, nr_window_full;
+	u32 in_nr, in_peak;	/* images in @in, under @lock */
 };
 
 /* persist.c: the units homed here on pmem (pmem= module parameter). */
@@ -171,6 +181,12 @@ void ddsm_replica_send_sync(struct ddsm_node *n);
 /* Every image sent so far: read under p->lock, wait for it outside. */
 u32 ddsm_replica_ticket(struct ddsm_node *n);
 void ddsm_replica_wait(struct ddsm_node *n, u32 ticket);
+/*
+ * Room for @need more images in the window (DDSM_REPLICA_WINDOW): wait
+ * for it, within fault_timeout_ms, in process context without p->lock.
+ */
+u32 ddsm_replica_window_free(struct ddsm_node *n);
+void ddsm_replica_wait_window(struct ddsm_node *n, u32 need);
 void ddsm_replica_rx(struct ddsm_node *n, const struct ddsm_msg *m,
 		     struct page *data);
 void ddsm_replica_peer(struct ddsm_node *n, u32 node, bool up);

@@ -207,6 +207,31 @@ static int commit_batch(struct ddsm_persist *p, const u64 *units,
 }
 
 /*
+ * Room in the backup's window for @need more images (issue 16): a backup
+ * slower than this home holds back its persists and resyncs, rather than
+ * let their images pile up in the send queue.  Checked under p->lock,
+ * under which every image is sent, so the batch that follows finds the
+ * room; the lock is dropped while waiting, so that the backup's own
+ * worker here (it backs up another node) and other persists go on.
+ * Bounded by fault_timeout_ms: a backup that stays full is then degraded
+ * by the send.  With p->lock held and no batch in the bounce; false if
+ * the media was lost meanwhile.
+ */
+bool ddsm_persist_backup_room(struct ddsm_persist *p, u32 need)
+{
+	unsigned long end = jiffies +
+			    msecs_to_jiffies(ddsm_fault_timeout_ms());
+
+	while (ddsm_replica_window_free(p->n) < need &&
+	       time_before(jiffies, end) && !fatal_signal_pending(current)) {
+		mutex_unlock(&p->lock);
+		ddsm_replica_wait_window(p->n, need);
+		mutex_lock(&p->lock);
+	}
+	return !p->crashed;
+}
+
+/*
  * Make durable the dirty units homed here whose home index is in
  * [@from, @to) and whose number is in [@first, @last], at most @max of
  * them; returns how many were taken, or a
@@ -230,6 +255,10 @@ long ddsm_persist_some(struct ddsm_persist *p, u64 from, u64 to, u64 max,
 		u32 k = 0;
 		int err;
 
+		if (!ddsm_persist_backup_room(p, DDSM_PSTORE_BATCH_MAX)) {
+			ret = -EIO;
+			break;
+		}
 		while (k < DDSM_PSTORE_BATCH_MAX && done + k < max) {
 			u64 unit;
 
@@ -366,6 +395,13 @@ int ddsm_persist_units(struct ddsm_node *n, const u64 *list, u32 nr)
 
 		idx = ddsm_persist_homed(n, unit);
 		if (idx >= p->nr_home || !test_bit(idx, p->dirty))
+			continue;
+		if (!k && !ddsm_persist_backup_room(p, DDSM_PSTORE_BATCH_MAX)) {
+			err = -EIO;
+			break;
+		}
+		/* The lock was dropped: another persist may have taken it. */
+		if (!test_bit(idx, p->dirty))
 			continue;
 		k += batch_add(p, idx, unit, units, idxs, k);
 		if (k == DDSM_PSTORE_BATCH_MAX) {

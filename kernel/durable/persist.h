@@ -70,6 +70,11 @@ u32 ddsm_persist_model_of(const struct ddsm_persist *p, u64 unit);
 /* Tell the directory each homed unit's model; p->lock held. */
 void ddsm_persist_apply_models(struct ddsm_persist *p);
 /*
+ * Room at the backup for @need more images, waited for with p->lock
+ * dropped (bounded); p->lock held.  False if the media was lost.
+ */
+bool ddsm_persist_backup_room(struct ddsm_persist *p, u32 need);
+/*
  * Make durable the dirty units homed here whose home index is in
  * [@from, @to) and whose number is in [@first, @last], at most @max.
  */

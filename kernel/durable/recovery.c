@@ -303,6 +303,8 @@ void ddsm_persist_resync(struct ddsm_node *n)
 	pr_info_ratelimited("pmem %s: resyncing the backup\n", p->dev.name);
 	while (!err) {
 		mutex_lock(&p->lock);
+		/* 64 images and the marker; p->crashed is checked below. */
+		ddsm_persist_backup_room(p, 64 + 1);
 		for (k = 0; !err && k < 64 && idx < p->nr_own; idx++, k++) {
 			u64 unit = ddsm_persist_unit_of(n, idx);
 

@@ -42,9 +42,11 @@
 
 #include <linux/slab.h>
 #include <linux/highmem.h>
+#include <linux/delay.h>
 #include "../node/node.h"
 #include "durable.h"
 #include "replica.h"
+#include "../selftest/selftest.h"
 
 /* A REPLICA or REPLICA_SYNC waiting for the backup's worker. */
 struct replica_in {
@@ -107,6 +109,8 @@ static void put_batch(struct ddsm_node *n, const u64 *units,
 	int err = 0;
 
 	if (k) {
+		if (ddsm_test_replica_delay_ms())
+			msleep(ddsm_test_replica_delay_ms());
 		err = ddsm_persist_replica_put(n, units, data, ts, k);
 		if (err)
 			WRITE_ONCE(r->pred_synced, false);
@@ -129,6 +133,7 @@ static void replica_worker(struct work_struct *w)
 
 	spin_lock(&r->lock);
 	list_splice_init(&r->in, &todo);
+	r->in_nr = 0;
 	spin_unlock(&r->lock);
 
 	/*
@@ -200,6 +205,9 @@ static void queue_in(struct ddsm_node *n, const struct ddsm_msg *m,
 		return;
 	}
 	list_add_tail(&in->link, &r->in);
+	/* Bounded by the home's window (replica_home.c), not by this side. */
+	if (++r->in_nr > r->in_peak)
+		r->in_peak = r->in_nr;
 	queue_work(system_unbound_wq, &r->work);
 	spin_unlock(&r->lock);
 }
@@ -237,8 +245,18 @@ void ddsm_replica_peer(struct ddsm_node *n, u32 node, bool up)
 			replica_queue(r, &r->resync);
 		return;
 	}
-	if (node == replica_backup(n))
+	if (node == replica_backup(n)) {
 		ddsm_replica_degrade(n, "is down", true);
+		/*
+		 * What was in flight went with the connection, and the link is
+		 * lost, so no promise waits on those acks: the window starts
+		 * afresh for the resync that comes with the next "up".
+		 */
+		spin_lock(&r->lock);
+		WRITE_ONCE(r->acked, r->sent);
+		spin_unlock(&r->lock);
+		wake_up_all(&r->wait);
+	}
 	if (node == replica_pred(n)) {
 		/* Whether the replica holds what the predecessor made durable. */
 		WRITE_ONCE(r->pred_synced_down, READ_ONCE(r->pred_synced));
@@ -297,6 +315,10 @@ void ddsm_replica_start(struct ddsm_node *n)
 	atomic64_set(&r->nr_degraded, 0);
 	atomic64_set(&r->nr_resyncs, 0);
 	atomic64_set(&r->nr_failovers, 0);
+	atomic64_set(&r->nr_window_waits, 0);
+	atomic64_set(&r->nr_window_full, 0);
+	r->in_nr = 0;
+	r->in_peak = 0;
 	r->resync_end = jiffies;
 	r->resyncing = false;
 	init_from_pmem(n);
@@ -336,4 +358,5 @@ void ddsm_replica_stop(struct ddsm_node *n)
 		list_del(&in->link);
 		kfree(in);
 	}
+	r->in_nr = 0;
 }

@@ -91,6 +91,36 @@ u32 ddsm_replica_ticket(struct ddsm_node *n)
 	return READ_ONCE(n->replica.sent);
 }
 
+/*
+ * The window (issue 16): a home has at most DDSM_REPLICA_WINDOW images
+ * unacknowledged, so a slow backup bounds what waits in this node's send
+ * queue and in the backup's worker queue, whatever the space's size.
+ * No backup to send to (none, down, unloading): nothing to wait for.
+ */
+u32 ddsm_replica_window_free(struct ddsm_node *n)
+{
+	struct ddsm_replica *r = &n->replica;
+	u32 out = READ_ONCE(r->sent) - READ_ONCE(r->acked);
+
+	if (!replica_enabled(n) || READ_ONCE(r->stopping) ||
+	    !replica_peer_up(n, replica_backup(n)))
+		return DDSM_REPLICA_WINDOW;
+	return out < DDSM_REPLICA_WINDOW ? DDSM_REPLICA_WINDOW - out : 0;
+}
+
+void ddsm_replica_wait_window(struct ddsm_node *n, u32 need)
+{
+	struct ddsm_replica *r = &n->replica;
+
+	if (ddsm_replica_window_free(n) >= need)
+		return;
+	atomic64_inc(&r->nr_window_waits);
+	/* Bounded: a backup that does not answer is degraded by the send. */
+	wait_event_killable_timeout(r->wait,
+				    ddsm_replica_window_free(n) >= need,
+				    msecs_to_jiffies(ddsm_fault_timeout_ms()));
+}
+
 int ddsm_replica_send(struct ddsm_node *n, u64 unit, u64 ts, const void *img)
 {
 	struct ddsm_replica *r = &n->replica;
@@ -114,6 +144,12 @@ int ddsm_replica_send(struct ddsm_node *n, u64 unit, u64 ts, const void *img)
 	if (!replica_peer_up(n, m.dst)) {
 		ddsm_replica_degrade(n, "is down", true);
 		return -ENOTCONN;
+	}
+	/* Never more out than the window: it gets every image again later. */
+	if (!ddsm_replica_window_free(n)) {
+		atomic64_inc(&r->nr_window_full);
+		ddsm_replica_degrade(n, "is too slow (its window is full)", true);
+		return -EBUSY;
 	}
 	/* The transport holds its own reference until the send is done. */
 	page = alloc_page(GFP_KERNEL);
@@ -243,4 +279,7 @@ void ddsm_replica_status(struct ddsm_node *n, struct ddsm_pmem_status *s)
 	s->replica_degraded = atomic64_read(&r->nr_degraded);
 	s->replica_resyncs = atomic64_read(&r->nr_resyncs);
 	s->failovers = atomic64_read(&r->nr_failovers);
+	s->replica_window_waits = atomic64_read(&r->nr_window_waits);
+	s->replica_window_full = atomic64_read(&r->nr_window_full);
+	s->replica_in_peak = READ_ONCE(r->in_peak);
 }

@@ -194,6 +194,11 @@ static enum ddsm_peer_state loop_peer_state(struct ddsm_transport *t,
 	return node == t->self ? DDSM_PEER_SELF : DDSM_PEER_DEAD;
 }
 
+bool ddsm_loop_delivering(struct ddsm_transport *t)
+{
+	return current == to_loop(t)->thread;
+}
+
 static const struct ddsm_transport_ops loop_ops = {
 	.name = "loop",
 	.send = loop_send,

@@ -64,6 +64,9 @@ static void rdma_peer_info(struct ddsm_transport *t,
 	info->ctrl_sent = atomic64_read(&peer->ctrl_sent);
 	info->auth_failures = atomic64_read(&peer->auth_failures);
 	info->setup_timeouts = atomic64_read(&peer->setup_timeouts);
+	info->txq_peak = READ_ONCE(peer->txq_peak);
+	info->txq_waits = atomic64_read(&peer->txq_waits);
+	info->txq_overflows = atomic64_read(&peer->txq_overflows);
 	strscpy(info->addr, peer->addr_str, sizeof(info->addr));
 }
 
@@ -200,6 +203,7 @@ static void init_tp(struct rdma_tp *tp, const struct ddsm_rdma_config *cfg,
 			 &peer->addr.sin_addr, ntohs(peer->addr.sin_port));
 		spin_lock_init(&peer->lock);
 		INIT_LIST_HEAD(&peer->txq);
+		init_waitqueue_head(&peer->txq_room);
 		INIT_LIST_HEAD(&peer->early);
 		peer->early_down.kind = RDMA_EV_EARLY_DOWN;
 		INIT_LIST_HEAD(&peer->ios);

@@ -17,6 +17,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/completion.h>
+#include <linux/wait.h>
 #include <linux/atomic.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
@@ -60,6 +61,14 @@
  * peer_timeout_ms (RDMA_HELLO_WAIT_MS at least) after the first.
  */
 #define RDMA_EARLY_MAX		4096
+/*
+ * The send queue's bounds per peer (rdma_tx.c, "The send queue"): a
+ * sender that may wait does so once RDMA_TXQ_WAIT messages are queued;
+ * the delivery threads never wait, and at RDMA_TXQ_MAX their send takes
+ * the connection down instead.
+ */
+#define RDMA_TXQ_WAIT		1024
+#define RDMA_TXQ_MAX		4096
 #define RDMA_EARLY_WAIT_FACTOR	4
 #define RDMA_PROBE_BYTES	8
 #define RDMA_ITEM_SIZE		(sizeof(struct rdma_txq_item) + RDMA_MAX_PAYLOAD)
@@ -273,6 +282,10 @@ struct rdma_peer {
 	 */
 	struct rdma_conn *pending;
 	struct list_head txq;
+	u32 txq_nr;			/* messages in txq */
+	u32 txq_peak;			/* most ever in txq */
+	u32 txq_moved;			/* messages taken from txq, ever */
+	wait_queue_head_t txq_room;	/* senders waiting below RDMA_TXQ_WAIT */
 	/*
 	 * Protocol messages for a peer the core was never told "up" about:
 	 * they wait here until it is (then they go first), or are dropped
@@ -300,6 +313,7 @@ struct rdma_peer {
 	atomic64_t suspicions, probes_ok, ctrl_sent;
 	atomic64_t auth_failures, setup_timeouts;
 	atomic64_t early_msgs, early_dropped;
+	atomic64_t txq_waits, txq_overflows;
 };
 
 struct rdma_listener {
@@ -387,6 +401,7 @@ bool rdma_post_ctrl_locked(struct rdma_conn *conn, u8 type,
 int rdma_queue_locked(struct rdma_peer *peer, struct rdma_txq_item *it);
 struct rdma_txq_item *rdma_item_alloc(struct rdma_tp *tp, gfp_t gfp);
 void rdma_kick_tx(struct rdma_peer *peer);
+void rdma_txq_wake(struct rdma_peer *peer);
 /* A never-up peer's early messages: given up (tick) or to go (up). */
 void rdma_early_expire(struct rdma_peer *peer);
 void rdma_early_release(struct rdma_peer *peer);

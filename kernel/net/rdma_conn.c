@@ -308,6 +308,9 @@ void rdma_drop_txq(struct rdma_peer *peer)
 		atomic64_inc(&peer->drops);
 		rdma_item_free(peer->tp, it);
 	}
+	peer->txq_nr = 0;
+	/* A waiting sender learns that the peer went down. */
+	wake_up_all(&peer->txq_room);
 }
 
 /*

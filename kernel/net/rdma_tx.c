@@ -9,6 +9,16 @@
  * come from a mempool that waits for memory rather than fail, and any
  * other failure to post tears the connection down, so the core hears
  * "down" for everything it had sent there and settles it.
+ *
+ * The send queue (issue 16's contract, docs/transport.md) is bounded per
+ * peer.  A sender that may wait does so once RDMA_TXQ_WAIT messages are
+ * queued, until the queue drains below it; a queue that does not move
+ * for peer_timeout_ms while it waits is a stuck connection, taken down.
+ * The delivery threads never wait: a message they send answers one they
+ * deliver, and the peer's answers to ours wait behind that delivery, so
+ * two nodes waiting for each other's room would never move.  They queue
+ * past RDMA_TXQ_WAIT, and at RDMA_TXQ_MAX their send takes the
+ * connection down instead: bounded, and never a silent drop.
  */
 #define pr_fmt(fmt) "ddsm: " fmt
 
@@ -33,6 +43,21 @@ struct rdma_txq_item *rdma_item_alloc(struct rdma_tp *tp, gfp_t gfp)
 }
 
 static void rdma_send_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/* @nr more messages in @peer's send queue.  With peer->lock. */
+static void txq_added(struct rdma_peer *peer, u32 nr)
+{
+	peer->txq_nr += nr;
+	if (peer->txq_nr > peer->txq_peak)
+		peer->txq_peak = peer->txq_nr;
+}
+
+/* Senders waiting for room go on once there is.  With peer->lock. */
+void rdma_txq_wake(struct rdma_peer *peer)
+{
+	if (peer->txq_nr < RDMA_TXQ_WAIT && wq_has_sleeper(&peer->txq_room))
+		wake_up_all(&peer->txq_room);
+}
 
 static struct rdma_tx *get_tx_slot(struct rdma_conn *conn, bool ctrl)
 {
@@ -209,6 +234,8 @@ void rdma_kick_tx(struct rdma_peer *peer)
 		if (!slot)
 			break;
 		list_del(&it->node);
+		peer->txq_nr--;
+		peer->txq_moved++;
 		if (!fill_tx(conn, slot, it->type, it->flags, it->cookie,
 			     it->payload, it->len, &it->page, it->page_off,
 			     it->page_len)) {
@@ -230,6 +257,7 @@ void rdma_kick_tx(struct rdma_peer *peer)
 	}
 	if (first)
 		post_chain(peer, conn, first);
+	rdma_txq_wake(peer);
 }
 
 /*
@@ -287,6 +315,7 @@ void rdma_early_release(struct rdma_peer *peer)
 {
 	peer->ever_up = true;
 	list_splice_tail_init(&peer->early, &peer->txq);
+	txq_added(peer, peer->early_nr);
 	peer->early_nr = 0;
 }
 
@@ -303,7 +332,10 @@ void rdma_early_free(struct rdma_peer *peer)
 	peer->early_nr = 0;
 }
 
-/* Queue @it for @peer's live connection, or refuse it.  With peer->lock. */
+/*
+ * Queue @it for @peer's live connection, or refuse it.  A full queue
+ * (RDMA_TXQ_MAX) takes the connection down.  With peer->lock.
+ */
 int rdma_queue_locked(struct rdma_peer *peer, struct rdma_txq_item *it)
 {
 	struct rdma_conn *conn = peer->conn;
@@ -312,9 +344,68 @@ int rdma_queue_locked(struct rdma_peer *peer, struct rdma_txq_item *it)
 		return queue_early(peer, it);
 	if (!conn || !rdma_conn_live(conn))
 		return -ENOTCONN;
+	if (peer->txq_nr >= RDMA_TXQ_MAX) {
+		atomic64_inc(&peer->txq_overflows);
+		pr_warn_ratelimited("node %u (%s): %u messages queued and no room: the connection goes down\n",
+				    peer->node, peer->addr_str, peer->txq_nr);
+		rdma_conn_fail(conn, DDSM_PEER_DOWN, "send queue full");
+		return -ENOTCONN;
+	}
 	list_add_tail(&it->node, &peer->txq);
+	txq_added(peer, 1);
 	rdma_kick_tx(peer);
 	return 0;
+}
+
+/* Could a sender waiting for room go on?  Read without peer->lock. */
+static bool txq_room(struct rdma_peer *peer)
+{
+	return READ_ONCE(peer->txq_nr) < RDMA_TXQ_WAIT ||
+	       READ_ONCE(peer->state) != DDSM_PEER_UP ||
+	       READ_ONCE(peer->tp->stopping);
+}
+
+/*
+ * A sender that may wait: until the queue has room, as long as it moves.
+ * One that does not move for peer_timeout_ms while the peer is up (its
+ * heartbeats bypass the queue) is a stuck connection: taken down, and
+ * the sender goes on to fail as for any peer that went down.  A fatal
+ * signal ends the wait but not the send, which the hard bound still
+ * covers.
+ */
+static void wait_room(struct rdma_peer *peer)
+{
+	unsigned long timeout = msecs_to_jiffies(peer->tp->peer_timeout_ms);
+	u32 moved;
+	long left;
+
+	if (txq_room(peer))
+		return;
+	atomic64_inc(&peer->txq_waits);
+	trace_ddsm_net_txq_wait(peer->node, READ_ONCE(peer->txq_nr));
+	do {
+		moved = READ_ONCE(peer->txq_moved);
+		left = wait_event_killable_timeout(peer->txq_room,
+						   txq_room(peer), timeout);
+		if (left)
+			return;
+	} while (READ_ONCE(peer->txq_moved) != moved);
+	spin_lock_bh(&peer->lock);
+	if (peer->conn && !txq_room(peer)) {
+		atomic64_inc(&peer->txq_overflows);
+		pr_warn("node %u (%s): %u messages queued, none sent for %u ms: the connection goes down\n",
+			peer->node, peer->addr_str, peer->txq_nr,
+			peer->tp->peer_timeout_ms);
+		rdma_conn_fail(peer->conn, DDSM_PEER_DOWN,
+			       "send queue stuck");
+	}
+	spin_unlock_bh(&peer->lock);
+}
+
+/* The delivery threads' sends (rdma_rx.c, loop.c) must not wait. */
+static bool may_wait(struct rdma_tp *tp)
+{
+	return current != tp->rx_thread && !ddsm_loop_delivering(tp->loop);
 }
 
 /*
@@ -351,6 +442,8 @@ static int send_item(struct rdma_tp *tp, u32 dst, u8 type, u8 flags,
 	if (page)
 		get_page(page);
 	memcpy(it->payload, payload, len);
+	if (may_wait(tp))
+		wait_room(peer);
 	spin_lock_bh(&peer->lock);
 	ret = rdma_queue_locked(peer, it);
 	spin_unlock_bh(&peer->lock);

@@ -50,6 +50,21 @@ TRACE_EVENT(ddsm_net_drop,
 		      __entry->bytes)
 	    );
 
+/* A sender waits for room in a peer's send queue (rdma_tx.c). */
+TRACE_EVENT(ddsm_net_txq_wait,
+	    TP_PROTO(u32 node, u32 queued),
+	    TP_ARGS(node, queued),
+	    TP_STRUCT__entry(
+			     __field(u32, node)
+			     __field(u32, queued)
+			     ),
+	    TP_fast_assign(
+			   __entry->node = node;
+			   __entry->queued = queued;
+			   ),
+	    TP_printk("node=%u queued=%u", __entry->node, __entry->queued)
+	    );
+
 /* A peer's state (rdma_set_state()), a connection's (rdma_conn_move()). */
 DECLARE_EVENT_CLASS(ddsm_state_class,
 		    TP_PROTO(u32 node, const char *from, const char *to),

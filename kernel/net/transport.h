@@ -44,7 +44,9 @@ struct ddsm_transport_ops {
 	 * receiver's page.  Process context: may wait for memory, never fails for
 	 * lack of it, and never drops a message on a live connection (a
 	 * connection that cannot carry it goes down instead, and the peer
-	 * event tells the core).  Fails at once if @dst is not up.  The
+	 * event tells the core).  Fails at once if @dst is not up.  A
+	 * bounded queue: a caller other than the delivery thread may wait
+	 * for room (docs/transport.md, "The send queue").  The
 	 * caller may reuse @buf at once; the frame at @data must stay
 	 * allocated until the message is delivered.
 	 */
@@ -68,6 +70,8 @@ struct ddsm_transport {
 
 struct ddsm_transport *ddsm_loop_create(u32 self, ddsm_recv_fn recv,
 					void *ctx);
+/* Is the caller @t's delivery thread (a loop transport's)? */
+bool ddsm_loop_delivering(struct ddsm_transport *t);
 
 /*
  * Priority of the delivery threads (loop.c, rdma_rx.c): SCHED_FIFO if

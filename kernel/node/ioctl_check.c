@@ -86,10 +86,10 @@ static const struct {
 	u16 older[5];
 } ddsm_ioc_sizes[] = {
 	{ DDSM_IOC_STATUS, { 160, 200, 216 } },
-	{ DDSM_IOC_PEER, { 128 } },
+	{ DDSM_IOC_PEER, { 128, 176 } },
 	{ DDSM_IOC_HOME },
 	{ DDSM_IOC_CONFIGURE },
-	{ DDSM_IOC_PMEM_STATUS, { 208 } },
+	{ DDSM_IOC_PMEM_STATUS, { 208, 272 } },
 	{ DDSM_IOC_PERSIST },
 	{ DDSM_IOC_REGION },
 	{ DDSM_IOC_TX_REGION },

@@ -68,6 +68,15 @@ static unsigned int takeover_delay_ms;
 module_param(takeover_delay_ms, uint, 0644);
 MODULE_PARM_DESC(takeover_delay_ms, "Test only: pause in a backup's takeover before it announces it (ms, default 0, at most 10000)");
 
+/*
+ * Test only (tests/vm/membound, durable/replica.c): a backup persists
+ * each batch of its predecessor's images this much later, so that a
+ * resync finds it slow and its bounds are what holds the memory.
+ */
+static unsigned int replica_delay_ms;
+module_param(replica_delay_ms, uint, 0644);
+MODULE_PARM_DESC(replica_delay_ms, "Test only: pause before a backup persists each batch of replica images (ms, default 0, at most 1000)");
+
 /* Test only: the persist-domain checker (selftest/pmem_crash.c). */
 static bool pmem_check;
 module_param(pmem_check, bool, 0444);
@@ -129,6 +138,11 @@ unsigned int ddsm_test_readv_lag_ms(void)
 unsigned int ddsm_test_takeover_delay_ms(void)
 {
 	return min(READ_ONCE(takeover_delay_ms), 10000U);
+}
+
+unsigned int ddsm_test_replica_delay_ms(void)
+{
+	return min(READ_ONCE(replica_delay_ms), 1000U);
 }
 
 bool ddsm_test_squash_off(void)

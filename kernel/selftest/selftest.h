@@ -31,6 +31,7 @@ unsigned int ddsm_test_validate_delay_ms(void);
 unsigned int ddsm_test_validate_gap_ms(void);
 unsigned int ddsm_test_readv_lag_ms(void);
 unsigned int ddsm_test_takeover_delay_ms(void);
+unsigned int ddsm_test_replica_delay_ms(void);
 bool ddsm_test_squash_off(void);
 bool ddsm_test_inject(void);
 bool ddsm_test_pmem_check(void);
@@ -72,6 +73,11 @@ static inline unsigned int ddsm_test_readv_lag_ms(void)
 }
 
 static inline unsigned int ddsm_test_takeover_delay_ms(void)
+{
+	return 0;
+}
+
+static inline unsigned int ddsm_test_replica_delay_ms(void)
 {
 	return 0;
 }

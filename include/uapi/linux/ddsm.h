@@ -163,6 +163,11 @@ struct ddsm_status {
  * @auth_failures: out: its connections refused for failing authentication
  * @setup_timeouts: out: connections to it started again because its HELLO
  *		did not arrive in time (never a death: it was not up yet)
+ * @txq_peak:	out: most messages ever queued for it at once
+ * @txq_waits:	out: sends that waited for room in its queue
+ * @txq_overflows: out: its connections taken down because the queue was
+ *		full (a delivery thread's send) or stuck (no message out for
+ *		peer_timeout_ms while a sender waited)
  */
 struct ddsm_peer_info {
 	__u32 index;
@@ -182,6 +187,9 @@ struct ddsm_peer_info {
 	__u64 ctrl_sent;
 	__u64 auth_failures;
 	__u64 setup_timeouts;
+	__u64 txq_peak;
+	__u64 txq_waits;
+	__u64 txq_overflows;
 };
 
 /**
@@ -274,6 +282,12 @@ struct ddsm_config {
  *		unreachable, too slow): promises were home-only meanwhile
  * @replica_resyncs: out: resyncs of the backup completed
  * @failovers:	out: predecessors this node took over
+ * @replica_window_waits: out: persists and resyncs that waited for the
+ *		backup's window (DDSM_REPLICA_WINDOW images unacknowledged)
+ * @replica_window_full: out: images not sent because the window was
+ *		full (the backup degraded, to be resynced)
+ * @replica_in_peak: out: most of the predecessor's images this node, as
+ *		its backup, held in memory at once
  */
 struct ddsm_pmem_status {
 	__u32 flags;
@@ -308,6 +322,9 @@ struct ddsm_pmem_status {
 	__u64 replica_degraded;
 	__u64 replica_resyncs;
 	__u64 failovers;
+	__u64 replica_window_waits;
+	__u64 replica_window_full;
+	__u64 replica_in_peak;
 };
 
 #define DDSM_PMEM_ON		0x1	/* units homed here are kept on pmem */
@@ -588,8 +605,8 @@ struct ddsm_tx_status {
  * earlier ABIs had, copies in only that many bytes (the rest read as 0)
  * and copies out only that many:
  *   DDSM_IOC_STATUS		160, 200, 216 (232 now)
- *   DDSM_IOC_PEER		128 (176 now)
- *   DDSM_IOC_PMEM_STATUS	208 (272 now)
+ *   DDSM_IOC_PEER		128, 176 (200 now)
+ *   DDSM_IOC_PMEM_STATUS	208, 272 (296 now)
  *   DDSM_IOC_TX_STATUS		168, 200, 208, 216, 224 (232 now)
  * Every other command takes its current size only; any other size is
  * ENOTTY, as an unknown command is.
