@@ -237,6 +237,7 @@ struct rdma_conn {
 	u8 peer_nonce[RDMA_NONCE_SIZE];
 	bool keys_in;			/* the peer's frame pool arrived */
 	unsigned long established_at;	/* jiffies */
+	unsigned long born;		/* jiffies: allocated */
 };
 
 /* Established and not failed: control messages may flow. */

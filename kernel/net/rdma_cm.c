@@ -27,9 +27,10 @@ static void adopt(struct rdma_tp *tp, struct rdma_peer *peer,
 
 	spin_lock_bh(&peer->lock);
 	old = peer->conn;
+	/* It proved nothing in its turn: one more attempt refused. */
 	if (peer->pending)
-		rdma_conn_fail(peer->pending, DDSM_PEER_DOWN,
-			       "replaced by a newer request");
+		rdma_auth_refuse(peer, peer->pending,
+				 "replaced by a newer request before it proved the key");
 	if (old && ddsm_auth_on(&tp->auth) &&
 	    (old->state == RDMA_CONN_AUTHED || old->state == RDMA_CONN_UP)) {
 		peer->pending = conn;
@@ -220,8 +221,18 @@ static int cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		spin_lock_bh(&peer->lock);
-		rdma_conn_fail(conn, DDSM_PEER_DOWN,
-			       rdma_event_msg(ev->event));
+		/*
+		 * A newcomer whose handshake never completed (a host claiming
+		 * the peer's address does not get our answers once the
+		 * neighbour entry points at the real peer) is an attempt
+		 * refused, and counted as one.
+		 */
+		if (peer->pending == conn)
+			rdma_auth_refuse(peer, conn,
+					 "a new connection request ended before it proved the key");
+		else
+			rdma_conn_fail(conn, DDSM_PEER_DOWN,
+				       rdma_event_msg(ev->event));
 		spin_unlock_bh(&peer->lock);
 		return 0;
 	default:

@@ -380,6 +380,7 @@ struct rdma_conn *rdma_conn_alloc(struct rdma_peer *peer)
 		return NULL;
 	conn->kind = RDMA_KIND_CONN;
 	conn->peer = peer;
+	conn->born = jiffies;
 	get_random_bytes(conn->nonce, sizeof(conn->nonce));
 	INIT_LIST_HEAD(&conn->parked);
 	INIT_WORK(&conn->release_work, conn_release);

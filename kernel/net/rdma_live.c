@@ -202,6 +202,22 @@ static bool auth_overdue(struct rdma_tp *tp, struct rdma_conn *conn)
 			  msecs_to_jiffies(tp->peer_timeout_ms));
 }
 
+/*
+ * A newcomer has peer_timeout_ms to prove the key, counted from its
+ * request while the connection manager's handshake has not completed:
+ * one whose answers go to the real peer (a host that took its address)
+ * would otherwise wait for the CM's retries, a minute or more.
+ */
+static bool newcomer_overdue(struct rdma_tp *tp, struct rdma_conn *conn)
+{
+	if (!conn || conn->state == RDMA_CONN_DYING)
+		return false;
+	if (rdma_conn_live(conn))
+		return auth_overdue(tp, conn);
+	return time_after(jiffies, conn->born +
+			  msecs_to_jiffies(tp->peer_timeout_ms));
+}
+
 void rdma_tick(struct timer_list *t)
 {
 	struct rdma_tp *tp = from_timer(tp, t, tick);
@@ -220,7 +236,7 @@ void rdma_tick(struct timer_list *t)
 		    time_after(jiffies, peer->early_since + early_wait(tp)))
 			rdma_early_expire(peer);
 		/* A newcomer that never proves the key is not kept either. */
-		if (auth_overdue(tp, peer->pending))
+		if (newcomer_overdue(tp, peer->pending))
 			rdma_auth_refuse(peer, peer->pending,
 					 "no valid AUTH in time");
 		conn = peer->conn;

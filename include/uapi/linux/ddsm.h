@@ -160,7 +160,9 @@ struct ddsm_status {
  * @suspicions:	out: times it was suspected (silent for half the timeout)
  * @probes_ok:	out: liveness probes (RDMA READs) it answered
  * @ctrl_sent:	out: credit returns and heartbeats sent to it
- * @auth_failures: out: its connections refused for failing authentication
+ * @auth_failures: out: its connections refused for failing authentication,
+ *		and new connection requests in its name that ended, or were
+ *		replaced, before they proved the cluster key
  * @setup_timeouts: out: connections to it started again because its HELLO
  *		did not arrive in time (never a death: it was not up yet)
  * @txq_peak:	out: most messages ever queued for it at once
