@@ -289,13 +289,30 @@ static int barrier_unit(struct ddsm_node *n, u64 unit, u32 flags,
 	return settle_unit(n, unit, ms) ?: 1;
 }
 
+/* Every PERSIST_ACK of the barrier, within @ms; 0 or the errno. */
+static int wait_answers(struct ddsm_barrier *b, unsigned int ms)
+{
+	long left;
+
+	left = wait_event_killable_timeout(b->wait,
+					   !atomic_read(&b->pending) ||
+					   READ_ONCE(b->home_died),
+					   msecs_to_jiffies(ms));
+	if (left == -ERESTARTSYS)
+		return -EINTR;
+	if (atomic_read(&b->pending) && READ_ONCE(b->home_died))
+		return -EHOSTDOWN;
+	if (!left && atomic_read(&b->pending))
+		return -ETIMEDOUT;
+	return 0;
+}
+
 int ddsm_barrier(struct ddsm_node *n, u64 gaddr, u64 len, u32 flags)
 {
 	struct ddsm_barrier *b = &n->barrier;
 	unsigned int timeout_ms = ddsm_fault_timeout_ms();
 	u64 unit, first, end, sent = 0;
 	int ret, err = 0;
-	long left;
 	u32 seq;
 
 	/* Homes without pmem answer ENODEV; this node would have to too. */
@@ -347,18 +364,8 @@ int ddsm_barrier(struct ddsm_node *n, u64 gaddr, u64 len, u32 flags)
 	ret = ddsm_persist_range(n, gaddr, len);
 	if (ret)
 		err = err ?: ret;
-	if (!atomic_dec_and_test(&b->pending)) {
-		left = wait_event_killable_timeout(b->wait,
-						   !atomic_read(&b->pending) ||
-						   READ_ONCE(b->home_died),
-						   msecs_to_jiffies(timeout_ms));
-		if (left == -ERESTARTSYS)
-			err = err ?: -EINTR;
-		else if (atomic_read(&b->pending) && READ_ONCE(b->home_died))
-			err = err ?: -EHOSTDOWN;
-		else if (!left && atomic_read(&b->pending))
-			err = err ?: -ETIMEDOUT;
-	}
+	if (!atomic_dec_and_test(&b->pending))
+		err = err ?: wait_answers(b, timeout_ms);
 	/* Late answers to this barrier are ignored from here on. */
 	WRITE_ONCE(b->seq, seq + 1);
 	err = err ?: READ_ONCE(b->err);
