@@ -6,10 +6,7 @@
 # again with the same id: cl_stop_node 1 KILL; cl_start_node 1).
 #
 # State lives in CL_* globals.  Set CL_NAME, CL_N, CL_CMD (and optionally
-# CL_MEM, CL_PMEM, CL_TIMEOUT, CL_NIC2), call cl_setup, then cl_start_node
-# per node.  CL_NIC2 lists the nodes that get a second NIC (eth1, MAC
-# 52:54:00:77:01:<i+1>) on the same segment: a second host's worth of
-# network in one guest (the spoof test moves it into a namespace).
+# CL_MEM, CL_PMEM, CL_TIMEOUT), call cl_setup, then cl_start_node per node.
 # Always arrange for cl_teardown to run (trap ... EXIT).
 #
 # Per node i, in $CL_LOG:  node<i>.console  kernel console (ttyS0)
@@ -26,7 +23,6 @@ export BUILD_DIR STAGE KVER
 
 CL_MEM=${CL_MEM:-512}
 CL_PMEM=${CL_PMEM:-0}
-CL_NIC2=${CL_NIC2:-}
 CL_TIMEOUT=${CL_TIMEOUT:-300}
 declare -a CL_QPID=() CL_SPID=() CL_CTLPID=() CL_CTLOFF=()
 
@@ -75,7 +71,7 @@ cl_initrd() {
 
 # cl_start_node I: boot node I in the background (also used for a restart).
 cl_start_node() {
-	local i=$1 accel=(-accel tcg -cpu max) mach=pc mem=${CL_MEM}M pm=() nic2=()
+	local i=$1 accel=(-accel tcg -cpu max) mach=pc mem=${CL_MEM}M pm=()
 	local fifo=$CL_RUN/node$i.ctl
 	[ "${DDSM_ACCEL:-tcg}" = kvm ] && accel=(-accel kvm -cpu host)
 	if [ "$CL_PMEM" -gt 0 ]; then
@@ -85,10 +81,6 @@ cl_start_node() {
 		mem=${CL_MEM}M,slots=2,maxmem=$((CL_MEM + CL_PMEM + 1024))M
 		pm=(-object "memory-backend-file,id=pm0,share=on,size=${CL_PMEM}M,mem-path=$BUILD_DIR/qemu/pmem/$CL_NAME-node$i.img"
 			-device nvdimm,id=nv0,memdev=pm0)
-	fi
-	if [[ " $CL_NIC2 " == *" $i "* ]]; then
-		nic2=(-netdev "socket,id=n1,mcast=230.0.0.1:$CL_PORT,localaddr=127.0.0.1"
-			-device "virtio-net-pci,id=nic1,netdev=n1,mac=52:54:00:77:01:$(printf %02x $((i + 1))),romfile=")
 	fi
 	cl_initrd "$i"
 	rm -f "$fifo.in" "$fifo.out"
@@ -109,7 +101,7 @@ cl_start_node() {
 		-netdev "socket,id=n0,mcast=230.0.0.1:$CL_PORT,localaddr=127.0.0.1" \
 		-device "virtio-net-pci,id=nic0,netdev=n0,mac=52:54:00:77:00:$(printf %02x $((i + 1))),romfile=" \
 		-monitor "unix:$CL_RUN/node$i.mon,server=on,wait=off" \
-		"${pm[@]}" "${nic2[@]}" ${DDSM_QEMU_EXTRA:-} \
+		"${pm[@]}" ${DDSM_QEMU_EXTRA:-} \
 		</dev/null 2>>"$CL_LOG/node$i.qemu" &
 	CL_QPID[i]=$!
 	# QEMU holds both FIFOs open read-write, so this reader sees EOF (and

@@ -120,6 +120,20 @@ host_says() {
 	return 1
 }
 
+# pm NAME: this node's pmem_NAME counter (ddsmctl status).
+pm() { $CTL status | sed -n "s/^pmem_$1: //p"; }
+# count TEXT: how many lines of the kernel log hold TEXT.
+count() { dmesg | grep -c "$1"; }
+# wait_log TEXT N: until the kernel has logged TEXT more than N times,
+# within 300 s.  It reads /dev/kmsg, so it wakes within a few ms.
+wait_log() {
+	local line seen=0
+	while read -r -t 300 line; do
+		[[ $line == *"$1"* ]] && ((++seen > $2)) && return 0
+	done </dev/kmsg
+	return 1
+}
+
 # ---- the transport's self-test ----------------------------------------
 
 DBG=/sys/kernel/debug/ddsm

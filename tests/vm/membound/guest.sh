@@ -31,8 +31,6 @@ IN_MAX=$((WINDOW + 1))
 SLAB_MAX_KB=$((8 * 1024))
 PARAMS="node_id=$ME nodes=$IPS pmem=$PM nr_backups=1 heartbeat_ms=200 peer_timeout_ms=3000 rejoin_ms=15000 fault_timeout_ms=10000"
 
-pm() { $CTL status | sed -n "s/^pmem_$1: //p"; }
-count() { dmesg | grep -c "$1"; }
 peer_counter() { $CTL peer show "$1" | sed -n "s/^ *$2: //p"; }
 slab_kb() { sed -n 's/^Slab: *\([0-9]*\) kB/\1/p' /proc/meminfo; }
 
@@ -56,14 +54,6 @@ sample() { while :; do slab_kb; sleep 0.05; done >"$1"; }
 grown() { awk -v now="$(slab_kb)" '$1 > m { m = $1 } END { d = m - now; print (d > 0 ? d : 0) }' "$1"; }
 # le NAME VALUE MAX: VALUE <= MAX, as a check that prints both.
 le() { check "$1: $2 <= $3" test "$2" -le "$3"; }
-
-wait_log() {	# TEXT N: the kernel logged TEXT more than N times, 300 s
-	local line seen=0
-	while read -r -t 300 line; do
-		[[ $line == *"$1"* ]] && ((++seen > $2)) && return 0
-	done </dev/kmsg
-	return 1
-}
 
 if [ "$(cat /sys/block/pmem0/queue/dax 2>/dev/null)" != 1 ]; then
 	ndctl create-namespace -f -e namespace0.0 -m fsdax >/dev/null 2>&1

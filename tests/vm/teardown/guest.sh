@@ -30,8 +30,6 @@ PM=/dev/pmem0
 # taking node 1's units and announcing it, so that the rmmod lands there.
 PARAMS="size=16M node_id=$ME nodes=$IPS pmem=$PM nr_backups=1 heartbeat_ms=200 peer_timeout_ms=3000 rejoin_ms=15000 fault_timeout_ms=10000 takeover_delay_ms=2000"
 
-pm() { $CTL status | sed -n "s/^pmem_$1: //p"; }
-count() { dmesg | grep -c "$1"; }
 
 # load [pmem_format=1]: insmod, every peer up, this node's backup in sync.
 load() {
@@ -45,16 +43,6 @@ load() {
 	check "all $((N - 1)) peers up" $CTL wait --timeout 120
 	check "this node's backup (node$(((ME + 1) % N))) is in sync" \
 		wait_for 120 bash -c "$CTL status | grep -q '^pmem_backup: synced'"
-}
-
-# wait_log TEXT N: until the kernel has logged TEXT more than N times,
-# within 300 s.  It reads /dev/kmsg, so it wakes within a few ms.
-wait_log() {
-	local line seen=0
-	while read -r -t 300 line; do
-		[[ $line == *"$1"* ]] && ((++seen > $2)) && return 0
-	done </dev/kmsg
-	return 1
 }
 
 # unloaded_first DONE N: the module's last "unloading" line came before
